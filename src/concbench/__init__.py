@@ -1,0 +1,1 @@
+"""concbench: measures what concurrency costs."""

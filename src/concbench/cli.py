@@ -1,0 +1,233 @@
+"""The `concbench` command: run, list, show, doctor."""
+
+import json
+import signal
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from . import environment, paths, runtimes, workloads
+from .errors import UserError
+from .plan import PROFILE_SETTINGS, Selection, make_plan
+from .progress import ProgressDisplay
+from .protocol import Status
+from .report import aggregate, records, terminal
+from .runner import execute
+from .store import Store
+
+console = Console(highlight=False, soft_wrap=True)
+
+DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                         help="SQLite database (default: results/concbench.db in the project, "
+                              "or $CONCBENCH_DB).")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli():
+    """concbench measures what concurrency costs: the same precisely specified
+    workloads on many concurrency mechanisms, every result verified, wall time,
+    CPU time and peak memory side by side.
+
+    Start with `concbench doctor`, then `concbench run`."""
+
+
+def _split(values: tuple[str, ...]) -> tuple[str, ...]:
+    """-w pipe -w queue and -w pipe,queue both work."""
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+@cli.command()
+@click.option("-w", "--workload", "workload", multiple=True, metavar="ID",
+              help="Only these workloads (repeat or comma-separate). Default: all.")
+@click.option("-r", "--runtime", "runtime", multiple=True, metavar="NAME",
+              help="Only these runtimes, e.g. ruby, c. Default: all.")
+@click.option("-m", "--mechanism", "mechanism", multiple=True, metavar="NAME",
+              help="Only these mechanisms: 'thread' or 'ruby/thread'. Default: all.")
+@click.option("--profile", type=click.Choice(list(PROFILE_SETTINGS)), default="quick",
+              show_default=True,
+              help="Parameter set: smoke (seconds, the tests), quick, standard (the seeds' "
+                   "own parameters), full (standard plus the scaling sweeps).")
+@click.option("-p", "--param", "param", multiple=True, metavar="NAME=VALUE[,VALUE...]",
+              help="Override a parameter; several values make a sweep.")
+@click.option("-o", "--option", "option", multiple=True, metavar="NAME",
+              help="Turn on a runtime option, e.g. yjit; recorded with every result.")
+@click.option("--trials", type=click.IntRange(min=1), help="Fresh processes per cell.")
+@click.option("--warmup", type=click.IntRange(min=0), help="Warm-up runs in each process.")
+@click.option("--runs", type=click.IntRange(min=1), help="Timed runs in each process.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Kill a trial's process group after this long.")
+@click.option("--resume", is_flag=False, flag_value="latest", default=None, metavar="[RUN]",
+              help="Continue an interrupted run (the latest, or RUN) without repeating "
+                   "finished trials.")
+@DB_OPTION
+def run(workload, runtime, mechanism, profile, param, option, trials, warmup, runs, timeout,
+        resume, db):
+    """Run workloads on mechanisms, verify and store every trial, print tables.
+
+    Each trial is a fresh process; every finished trial is stored at once, so
+    Ctrl-C loses nothing (continue with --resume). Exits 1 if any trial failed
+    or did not verify."""
+    store = Store(db or paths.default_db())
+    if resume:
+        if workload or runtime or mechanism or param or option or trials or warmup or runs or timeout:
+            raise UserError("--resume continues a run with its own selection: give no other options")
+        run_info = _resumable(store, resume)
+        selection, run_id = Selection.from_json(run_info.request), run_info.id
+    else:
+        selection = Selection(
+            profile=profile, workloads=_split(workload), runtimes=_split(runtime),
+            mechanisms=_split(mechanism),
+            params=tuple((n, tuple(v)) for n, v in map(workloads.parse_override, param)),
+            options=_split(option), trials=trials, warmup=warmup, runs=runs, timeout=timeout)
+        run_id = None
+    specs, found = workloads.load_all(), runtimes.load_all()
+    chosen = [r for name, r in found.items() if not selection.runtimes or name in selection.runtimes]
+    for rt in chosen:
+        rt.build()
+    plan = make_plan(selection, specs, found)
+    if not plan.cells:
+        for s in plan.skipped:
+            console.print(f"{s.workload} {s.row}: {s.kind}: {s.reason}")
+        raise UserError("nothing to run: every selected cell is n/a or unavailable")
+    if run_id is None:
+        run_id = store.begin_run(selection.to_json(), environment.fingerprint(chosen))
+        store.add_skipped(run_id, plan.skipped)
+    else:
+        store.set_state(run_id, "running")
+    todo = plan.trials(store.finished_trials(run_id))
+    s = plan.settings
+    console.print(f"run {run_id}: {len(plan.cells)} cells x {s.trials} trials "
+                  f"({s.warmup} warm-up + {s.runs} timed runs each), {selection.profile} profile, "
+                  f"{len(todo)} trials to go; {len(plan.skipped)} cells n/a or unavailable; "
+                  f"stored in {store.path}")
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        with ProgressDisplay(console, total=len(todo)) as display:
+            execute(plan, store, run_id, display)
+    except KeyboardInterrupt:
+        store.set_state(run_id, "interrupted")
+        done = len(store.finished_trials(run_id))
+        console.print(f"interrupted: {done} finished trials of run {run_id} are stored; "
+                      f"continue with: concbench run --resume {run_id}")
+        return 130
+    store.set_state(run_id, "complete")
+    return _show(store, run_id)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _resumable(store: Store, which: str):
+    if which != "latest":
+        if not which.isdigit():
+            raise UserError(f"--resume {which!r}: expected a run number")
+        info = store.run(int(which))
+    else:
+        unfinished = [r for r in store.runs() if r.state != "complete"]
+        if not unfinished:
+            raise UserError("no interrupted run to resume")
+        info = unfinished[-1]
+    if info.state == "complete":
+        raise UserError(f"run {info.id} is complete: nothing to resume")
+    return info
+
+
+@cli.command()
+@click.argument("run_id", type=int, required=False, metavar="[RUN]")
+@click.option("--json", "as_json", is_flag=True,
+              help="One JSON record per trial: cell, params, status, every figure, stderr.")
+@DB_OPTION
+def show(run_id, as_json, db):
+    """Print a stored run again (the latest by default)."""
+    store = Store(db or paths.default_db())
+    if as_json:
+        run_info = store.run(run_id)
+        for t in store.trials(run_info.id):
+            click.echo(json.dumps(records.trial_record(run_info, t)))
+        return 0
+    return _show(store, store.run(run_id).id)
+
+
+def _show(store: Store, run_id: int) -> int:
+    run_info = store.run(run_id)
+    trials = store.trials(run_id)
+    try:
+        specs = workloads.load_all()
+    except UserError:
+        specs = {}  # the stored figures stand on their own; titles and baselines are extras
+    console.print(terminal.run_header(run_info))
+    for table in aggregate.tables(trials, store.skipped(run_id), specs):
+        console.print()
+        for line in terminal.render(table):
+            console.print(line)
+    console.print()
+    console.print(terminal.LEGEND, style="dim")
+    failed = sum(t.status != Status.OK for t in trials)
+    if failed:
+        console.print(f"[bold red]{failed} of {len(trials)} trials failed or did not verify[/]")
+    return 1 if failed else 0
+
+
+@cli.command(name="list")
+def list_():
+    """Workloads, runtimes, mechanisms, and every n/a cell with its reason."""
+    specs, found = workloads.load_all(), runtimes.load_all()
+    console.print("[bold]Workloads[/]  (concbench run -w ID; parameters at the quick profile)")
+    for spec in specs.values():
+        quick = " ".join(f"{k}={v}" for k, v in spec.profiles["quick"].items())
+        console.print(f"  {spec.id:<12} {spec.title}: {quick}  [dim]({spec.origin})[/]")
+    console.print("\n[bold]Runtimes and mechanisms[/]  (concbench run -r NAME -m NAME)")
+    for rt in found.values():
+        console.print(f"  {rt.name:<12} {rt.manifest.summary}")
+        for name, mech in rt.manifest.mechanisms.items():
+            console.print(f"    {rt.name + '/' + name:<18} {mech.doc}")
+        for name, option in rt.manifest.options.items():
+            console.print(f"    option {name:<11} {option.doc}  (-o {name})")
+    console.print("\n[bold]Cells that do not run[/]")
+    for spec in specs.values():
+        for rt in found.values():
+            for mechanism in rt.manifest.mechanisms:
+                reason = rt.na_reason(spec.id, mechanism)
+                if reason:
+                    console.print(f"  {spec.id:<12} {rt.name + '/' + mechanism:<18} n/a: {reason}")
+
+
+@cli.command()
+def doctor():
+    """Which toolchains and libraries are present, and how to install what is missing."""
+    missing = 0
+    for rt in runtimes.load_all().values():
+        rt.build()
+        ok = rt.toolchain.ok and not rt.build_error
+        missing += not ok
+        state = (rt.toolchain.output if ok else rt.build_error if rt.toolchain.ok
+                 else f"not found ({rt.install_hint(rt.manifest.packages)})")
+        console.print(f"{'[green]ok[/]     ' if ok else '[red]missing[/]'} {rt.name:<16} {state}")
+        for name, mech in rt.manifest.mechanisms.items():
+            if not mech.requires or not ok:
+                continue
+            usable = rt.probe_requirement(name).ok
+            missing += not usable
+            hint = "" if usable else f"  ({rt.install_hint(mech.packages)})"
+            console.print(f"{'[green]ok[/]     ' if usable else '[red]missing[/]'} "
+                          f"{rt.name + '/' + name:<16} {' '.join(mech.requires)}{hint}")
+    console.print(f"database: {paths.default_db()}")
+    return 1 if missing else 0
+
+
+def main() -> None:
+    try:
+        code = cli.main(standalone_mode=False)
+    except UserError as e:
+        click.echo(f"concbench: error: {e}", err=True)
+        code = 2
+    except click.UsageError as e:
+        command = e.ctx.command_path if e.ctx else "concbench"
+        click.echo(f"concbench: error: {e.format_message()} (see {command} --help)", err=True)
+        code = 2
+    except click.Abort:
+        code = 130
+    sys.exit(code or 0)

@@ -1,0 +1,82 @@
+"""What a finished trial is, as the runner makes it, the store keeps it and
+the reports read it."""
+
+from dataclasses import dataclass, field
+
+from .protocol import Status
+
+
+@dataclass(frozen=True)
+class CellKey:
+    """One cell: a workload with one parameter set, on one mechanism of one runtime."""
+    workload: str
+    runtime: str
+    mechanism: str
+    params: tuple[tuple[str, int], ...]
+    options: tuple[str, ...] = ()
+
+    @property
+    def row(self) -> str:
+        """The row label: 'ruby/thread', or 'ruby+yjit/thread' with options."""
+        return "+".join((self.runtime, *self.options)) + "/" + self.mechanism
+
+    @property
+    def params_text(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.params)
+
+    @property
+    def id(self) -> str:
+        return f"{self.workload} {self.row} {' '.join(f'{k}={v}' for k, v in sorted(self.params))}"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One run inside a trial process, measured by the kit."""
+    warmup: bool
+    wall_ns: int
+    user_ns: int
+    sys_ns: int
+    units: int
+    result: dict[str, int]
+
+
+@dataclass(frozen=True)
+class TrialRecord:
+    cell: CellKey
+    trial: int                  # index of the trial within its cell
+    status: Status
+    detail: str
+    expected: dict[str, int]
+    wall_ns: int | None = None  # the process, seen by the harness (wait4 and its clock)
+    user_ns: int | None = None
+    sys_ns: int | None = None
+    maxrss_kb: int | None = None
+    tree_rss_kb: int | None = None
+    exit_code: int | None = None
+    signal: int | None = None
+    runtime_info: dict = field(default_factory=dict)
+    stderr: str = ""
+    samples: tuple[Sample, ...] = ()
+
+    @property
+    def peak_kb(self) -> int | None:
+        """Peak memory: the process tree's where the kit counted it, never less than wait4's."""
+        figures = [f for f in (self.maxrss_kb, self.tree_rss_kb) if f is not None]
+        return max(figures) if figures else None
+
+    @property
+    def memory_method(self) -> str:
+        return "tree" if self.tree_rss_kb is not None else "wait4"
+
+    @property
+    def timed(self) -> tuple[Sample, ...]:
+        return tuple(s for s in self.samples if not s.warmup)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A cell that does not run: n/a (cannot be expressed) or unavailable here."""
+    workload: str
+    row: str
+    kind: str   # "n/a" or "unavailable"
+    reason: str

@@ -1,0 +1,1 @@
+"""Reports on stored runs: aggregation, terminal tables, JSON records."""

@@ -1,0 +1,93 @@
+"""From stored trials to cells and tables: what every report format shows."""
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property
+
+from ..protocol import Status
+from ..records import CellKey, Skipped, TrialRecord
+from ..stats import Summary, summarize
+from ..workloads import Workload
+
+
+@dataclass(frozen=True)
+class CellResult:
+    key: CellKey
+    trials: tuple[TrialRecord, ...]
+
+    @cached_property
+    def verified(self) -> tuple[TrialRecord, ...]:
+        return tuple(t for t in self.trials if t.status == Status.OK)
+
+    def _timed(self, figure) -> Summary | None:
+        """A figure of the timed runs of verified trials, in seconds; failures never count."""
+        return summarize(figure(s) / 1e9 for t in self.verified for s in t.timed)
+
+    @cached_property
+    def real(self) -> Summary | None:
+        return self._timed(lambda s: s.wall_ns)
+
+    @cached_property
+    def user(self) -> Summary | None:
+        return self._timed(lambda s: s.user_ns)
+
+    @cached_property
+    def system(self) -> Summary | None:
+        return self._timed(lambda s: s.sys_ns)
+
+    @cached_property
+    def total(self) -> Summary | None:
+        return self._timed(lambda s: s.user_ns + s.sys_ns)
+
+    @cached_property
+    def memory_kb(self) -> Summary | None:
+        return summarize(t.peak_kb for t in self.verified if t.peak_kb is not None)
+
+    @property
+    def memory_is_tree(self) -> bool:
+        return any(t.memory_method == "tree" for t in self.verified)
+
+    @property
+    def units(self) -> tuple[int, ...]:
+        return tuple(sorted({s.units for t in self.verified for s in t.timed}))
+
+    @property
+    def failures(self) -> Counter:
+        return Counter(t.status for t in self.trials if t.status != Status.OK)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One workload with one parameter set: a row per mechanism."""
+    workload: str
+    title: str
+    params: str
+    rows: tuple[CellResult, ...]
+    skipped: tuple[Skipped, ...]
+    baseline: CellResult | None
+
+    def ratio(self, cell: CellResult) -> float | None:
+        if self.baseline is None or self.baseline.real is None or cell.real is None:
+            return None
+        return cell.real.median / self.baseline.real.median
+
+
+def tables(trials: list[TrialRecord], skipped: list[Skipped],
+           specs: dict[str, Workload]) -> list[Table]:
+    """Tables in the order their trials were planned; the baseline row first."""
+    cells: dict[CellKey, list[TrialRecord]] = {}
+    for t in trials:
+        cells.setdefault(t.cell, []).append(t)
+    groups: dict[tuple[str, str], list[CellResult]] = {}
+    for key, cell_trials in cells.items():
+        groups.setdefault((key.workload, key.params_text), []).append(CellResult(key, tuple(cell_trials)))
+    result = []
+    for (workload, params), rows in groups.items():
+        spec = specs.get(workload)
+        baseline = next((r for r in rows if spec and r.key.row == spec.baseline), None)
+        if baseline is None:  # not in this run: compare with the first row that has figures
+            baseline = next((r for r in rows if r.real is not None), None)
+        ordered = ([baseline] if baseline else []) + [r for r in rows if r is not baseline]
+        result.append(Table(workload, spec.title if spec else workload, params, tuple(ordered),
+                            tuple(s for s in skipped if s.workload == workload), baseline))
+    return result

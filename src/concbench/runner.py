@@ -1,0 +1,45 @@
+"""Runs the trials of a plan one after another, verifies each and stores it
+the moment it finishes. Display is the observer's business."""
+
+from typing import Protocol
+
+from . import protocol, trial
+from .plan import Cell, Plan, Settings
+from .protocol import Response, Status
+from .records import Sample, TrialRecord
+from .store import Store
+
+
+class Observer(Protocol):
+    def started(self, cell: Cell, index: int) -> None: ...
+    def finished(self, record: TrialRecord) -> None: ...
+
+
+def execute(plan: Plan, store: Store, run_id: int, observer: Observer) -> None:
+    for cell, index in plan.trials(store.finished_trials(run_id)):
+        observer.started(cell, index)
+        record = run_trial(cell, index, plan.settings)
+        store.add_trial(run_id, record)
+        observer.finished(record)
+
+
+def run_trial(cell: Cell, index: int, settings: Settings) -> TrialRecord:
+    expected = cell.workload.expected(cell.params)
+    request = {"workload": cell.workload.id, "mechanism": cell.mechanism, "params": cell.params,
+               "warmup": settings.warmup, "runs": settings.runs}
+    try:
+        exit = trial.run(cell.runtime.trial_command(cell.options), request, settings.timeout)
+    except OSError as e:
+        return TrialRecord(cell.key, index, Status.ERROR, f"cannot start: {e}", expected)
+    answer = protocol.parse(exit.stdout)
+    status, detail = protocol.verdict(exit, answer, expected, settings.warmup, settings.runs)
+    response = answer if isinstance(answer, Response) else None
+    return TrialRecord(
+        cell.key, index, status, detail, expected,
+        wall_ns=exit.wall_ns, user_ns=exit.user_ns, sys_ns=exit.sys_ns,
+        maxrss_kb=exit.maxrss_kb, exit_code=exit.exit_code, signal=exit.signal,
+        tree_rss_kb=response.tree_rss_kb if response else None,
+        runtime_info=response.runtime.model_dump() if response else {},
+        stderr=exit.stderr,
+        samples=tuple(Sample(**run.model_dump()) for run in response.runs) if response else (),
+    )

@@ -1,0 +1,138 @@
+"""Runtime manifests (runtimes/<name>/runtime.toml): how to detect and build
+a toolchain, the command that runs one trial, the mechanisms it offers and
+the cells it cannot express. Nothing here knows any particular language."""
+
+import subprocess
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import pydantic
+
+from . import paths
+from .errors import UserError
+from .spec import Strict, load_toml
+
+PROBE_TIMEOUT = 30
+
+
+class Option(Strict):
+    args: list[str]
+    doc: str
+
+
+class Mechanism(Strict):
+    doc: str
+    requires: list[str] = []
+    packages: list[str] = []
+    na: dict[str, str] = {}
+
+
+class Manifest(Strict):
+    name: str
+    language: str
+    summary: str
+    detect: list[str] = pydantic.Field(min_length=1)
+    packages: list[str] = []
+    command: list[str] = pydantic.Field(min_length=1)
+    build: list[str] = []
+    options: dict[str, Option] = {}
+    mechanisms: dict[str, Mechanism] = pydantic.Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The outcome of running a detection command."""
+    ok: bool
+    output: str
+
+
+def probe(argv: list[str]) -> Probe:
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return Probe(False, str(e))
+    output = (done.stdout if done.returncode == 0 else done.stderr or done.stdout).strip()
+    return Probe(done.returncode == 0, output.splitlines()[-1] if output else "")
+
+
+class Runtime:
+    def __init__(self, folder: Path, manifest: Manifest):
+        self.folder = folder
+        self.manifest = manifest
+        self.name = manifest.name
+        self._requirements: dict[str, Probe] = {}
+        self.build_error: str | None = None
+
+    def expand(self, argv: list[str], options: tuple[str, ...] = ()) -> list[str]:
+        """Fill in {dir} and {options} (which becomes zero or more arguments)."""
+        out = []
+        for arg in argv:
+            if arg == "{options}":
+                out += [a for o in options for a in self.manifest.options[o].args]
+            else:
+                out.append(arg.replace("{dir}", str(self.folder)))
+        return out
+
+    def implements(self, workload: str) -> bool:
+        return any((self.folder / "workloads").glob(f"{workload}.*"))
+
+    def na_reason(self, workload: str, mechanism: str) -> str | None:
+        """Why a cell cannot run here, or None if it must run and verify."""
+        if not self.implements(workload):
+            return f"not implemented in {self.name} yet"
+        return self.manifest.mechanisms[mechanism].na.get(workload)
+
+    @cached_property
+    def toolchain(self) -> Probe:
+        return probe(self.expand(self.manifest.detect))
+
+    def unavailable(self, mechanism: str) -> str | None:
+        """Why a mechanism cannot run on this machine now, with the remedy; None if it can."""
+        if not self.toolchain.ok:
+            return f"{self.name} is missing ({self.install_hint(self.manifest.packages)})"
+        if self.build_error:
+            return self.build_error
+        requires = self.manifest.mechanisms[mechanism].requires
+        if requires and not self.probe_requirement(mechanism).ok:
+            return f"{self.name}/{mechanism} is unusable ({self.install_hint(self.manifest.mechanisms[mechanism].packages)})"
+        return None
+
+    def probe_requirement(self, mechanism: str) -> Probe:
+        if mechanism not in self._requirements:
+            argv = self.expand(self.manifest.mechanisms[mechanism].requires)
+            self._requirements[mechanism] = probe(argv)
+        return self._requirements[mechanism]
+
+    @staticmethod
+    def install_hint(packages: list[str]) -> str:
+        return f"apt-get install {' '.join(packages)}" if packages else "see its runtime.toml"
+
+    def build(self) -> None:
+        """Build what the runtime needs (make is incremental); a failure makes
+        its mechanisms unavailable, with the reason, instead of stopping the run."""
+        if not self.manifest.build or not self.toolchain.ok:
+            return
+        argv = self.expand(self.manifest.build)
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+            failed = done.returncode != 0 and ((done.stderr or done.stdout).strip().splitlines() or ["no output"])[-1]
+        except OSError as e:
+            failed = str(e)
+        if failed:
+            self.build_error = f"build failed ({' '.join(argv)}): {failed}"
+
+    def trial_command(self, options: tuple[str, ...]) -> list[str]:
+        return self.expand(self.manifest.command, options)
+
+
+def load_all() -> dict[str, Runtime]:
+    found: dict[str, Runtime] = {}
+    for folder in paths.runtime_dirs():
+        for path in sorted(Path(folder).glob("*/runtime.toml")):
+            manifest = load_toml(path, Manifest)
+            if manifest.name != path.parent.name:
+                raise UserError(f"{path}: name {manifest.name!r} does not match its folder")
+            found.setdefault(manifest.name, Runtime(path.parent.resolve(), manifest))
+    return found

@@ -1,0 +1,35 @@
+"""Reading TOML files into validated models, with one-line errors."""
+
+import tomllib
+from pathlib import Path
+from typing import TypeVar
+
+import pydantic
+
+from .errors import UserError
+
+Model = TypeVar("Model", bound=pydantic.BaseModel)
+
+
+class Strict(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+def load_toml(path: Path, model: type[Model]) -> Model:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(f"{path}: cannot read: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"{path}: malformed TOML: {e}") from None
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError as e:
+        raise UserError(f"{path}: {first_error(e)}") from None
+
+
+def first_error(error: pydantic.ValidationError) -> str:
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"])
+    message = problem["msg"].removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message

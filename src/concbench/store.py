@@ -1,0 +1,196 @@
+"""SQLite storage: every finished trial is committed at once, so an
+interrupted run loses nothing and can be resumed."""
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import UserError
+from .protocol import Status
+from .records import CellKey, Sample, Skipped, TrialRecord
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    started TEXT NOT NULL,
+    finished TEXT,
+    state TEXT NOT NULL,            -- running | complete | interrupted
+    request TEXT NOT NULL,          -- JSON: what was asked, enough to resume it
+    environment TEXT NOT NULL       -- JSON: the machine and toolchains
+);
+CREATE TABLE trials (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    cell TEXT NOT NULL,             -- CellKey.id, for lookups across runs
+    workload TEXT NOT NULL, runtime TEXT NOT NULL, mechanism TEXT NOT NULL,
+    options TEXT NOT NULL, params TEXT NOT NULL,
+    trial INTEGER NOT NULL,
+    status TEXT NOT NULL, detail TEXT NOT NULL, expected TEXT NOT NULL,
+    wall_ns INTEGER, user_ns INTEGER, sys_ns INTEGER,
+    maxrss_kb INTEGER, tree_rss_kb INTEGER, exit_code INTEGER, signal INTEGER,
+    runtime_info TEXT NOT NULL, stderr TEXT NOT NULL, finished TEXT NOT NULL,
+    UNIQUE (run_id, cell, trial)
+);
+CREATE TABLE samples (
+    trial_id INTEGER NOT NULL REFERENCES trials(id),
+    idx INTEGER NOT NULL,
+    warmup INTEGER NOT NULL,
+    wall_ns INTEGER NOT NULL, user_ns INTEGER NOT NULL, sys_ns INTEGER NOT NULL,
+    units INTEGER NOT NULL, result TEXT NOT NULL,
+    PRIMARY KEY (trial_id, idx)
+);
+CREATE TABLE skipped (
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    workload TEXT NOT NULL, row TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    id: int
+    started: str
+    finished: str | None
+    state: str
+    request: dict
+    environment: dict
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class Store:
+    def __init__(self, path: Path):
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path, isolation_level=None)
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except (OSError, sqlite3.Error) as e:
+            raise UserError(f"database {path}: {e}") from None
+
+    def _migrate(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return
+        if version != 0 or self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            raise UserError(f"database {self.path}: not a concbench database of schema {SCHEMA_VERSION}")
+        self.db.executescript(f"BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+
+    def _transaction(self):
+        return _Transaction(self)
+
+    def begin_run(self, request: dict, environment: dict) -> int:
+        with self._transaction():
+            cursor = self.db.execute(
+                "INSERT INTO runs (started, state, request, environment) VALUES (?, 'running', ?, ?)",
+                (_now(), json.dumps(request), json.dumps(environment)))
+        return cursor.lastrowid
+
+    def set_state(self, run_id: int, state: str) -> None:
+        with self._transaction():
+            self.db.execute("UPDATE runs SET state = ?, finished = ? WHERE id = ?",
+                            (state, _now() if state == "complete" else None, run_id))
+
+    def add_skipped(self, run_id: int, skipped: list[Skipped]) -> None:
+        with self._transaction():
+            self.db.execute("DELETE FROM skipped WHERE run_id = ?", (run_id,))
+            self.db.executemany(
+                "INSERT INTO skipped (run_id, workload, row, kind, reason) VALUES (?, ?, ?, ?, ?)",
+                [(run_id, s.workload, s.row, s.kind, s.reason) for s in skipped])
+
+    def add_trial(self, run_id: int, t: TrialRecord) -> None:
+        with self._transaction():
+            cursor = self.db.execute(
+                """INSERT INTO trials (run_id, cell, workload, runtime, mechanism, options, params,
+                   trial, status, detail, expected, wall_ns, user_ns, sys_ns, maxrss_kb,
+                   tree_rss_kb, exit_code, signal, runtime_info, stderr, finished)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (run_id, t.cell.id, t.cell.workload, t.cell.runtime, t.cell.mechanism,
+                 json.dumps(t.cell.options), json.dumps(dict(t.cell.params)), t.trial,
+                 str(t.status), t.detail, json.dumps(t.expected), t.wall_ns, t.user_ns,
+                 t.sys_ns, t.maxrss_kb, t.tree_rss_kb, t.exit_code, t.signal,
+                 json.dumps(t.runtime_info), t.stderr, _now()))
+            self.db.executemany(
+                """INSERT INTO samples (trial_id, idx, warmup, wall_ns, user_ns, sys_ns, units, result)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+                [(cursor.lastrowid, i, s.warmup, s.wall_ns, s.user_ns, s.sys_ns, s.units,
+                  json.dumps(s.result)) for i, s in enumerate(t.samples)])
+
+    def runs(self) -> list[RunInfo]:
+        rows = self.db.execute("SELECT id, started, finished, state, request, environment "
+                               "FROM runs ORDER BY id").fetchall()
+        return [RunInfo(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5])) for r in rows]
+
+    def run(self, run_id: int | None = None) -> RunInfo:
+        """A run by id, or the latest; UserError if there is none."""
+        runs = self.runs()
+        if not runs:
+            raise UserError(f"database {self.path}: no runs stored yet (concbench run)")
+        if run_id is None:
+            return runs[-1]
+        for run in runs:
+            if run.id == run_id:
+                return run
+        raise UserError(f"no run {run_id} in {self.path} (runs: {runs[0].id}..{runs[-1].id})")
+
+    def trials(self, run_id: int) -> list[TrialRecord]:
+        samples: dict[int, list[Sample]] = {}
+        for row in self.db.execute(
+                """SELECT s.trial_id, s.warmup, s.wall_ns, s.user_ns, s.sys_ns, s.units, s.result
+                   FROM samples s JOIN trials t ON t.id = s.trial_id
+                   WHERE t.run_id = ? ORDER BY s.trial_id, s.idx""", (run_id,)):
+            samples.setdefault(row[0], []).append(
+                Sample(bool(row[1]), row[2], row[3], row[4], row[5], json.loads(row[6])))
+        records = []
+        for row in self.db.execute(
+                """SELECT id, workload, runtime, mechanism, options, params, trial, status, detail,
+                   expected, wall_ns, user_ns, sys_ns, maxrss_kb, tree_rss_kb, exit_code, signal,
+                   runtime_info, stderr FROM trials WHERE run_id = ? ORDER BY id""", (run_id,)):
+            cell = CellKey(row[1], row[2], row[3], tuple(json.loads(row[5]).items()),
+                           tuple(json.loads(row[4])))
+            records.append(TrialRecord(
+                cell, row[6], Status(row[7]), row[8], json.loads(row[9]), row[10], row[11],
+                row[12], row[13], row[14], row[15], row[16], json.loads(row[17]), row[18],
+                tuple(samples.get(row[0], ()))))
+        return records
+
+    def skipped(self, run_id: int) -> list[Skipped]:
+        rows = self.db.execute("SELECT workload, row, kind, reason FROM skipped WHERE run_id = ?",
+                               (run_id,))
+        return [Skipped(*row) for row in rows]
+
+    def finished_trials(self, run_id: int) -> set[tuple[str, int]]:
+        rows = self.db.execute("SELECT cell, trial FROM trials WHERE run_id = ?", (run_id,))
+        return set(rows.fetchall())
+
+
+class _Transaction:
+    """BEGIN ... COMMIT, or ROLLBACK and a one-line error (a full disk, a locked file)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    def __enter__(self):
+        if not self.store.db.in_transaction:
+            self.store.db.execute("BEGIN")
+
+    def __exit__(self, kind, error, trace):
+        db = self.store.db
+        if error is None:
+            try:
+                db.execute("COMMIT")
+                return False
+            except sqlite3.Error as e:
+                error = e
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        if isinstance(error, sqlite3.Error):
+            raise UserError(f"database {self.store.path}: {error}") from None
+        return False
