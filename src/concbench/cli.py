@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from . import environment, paths, runtimes, workloads
+from . import environment, paths, runtimes, setup as system, workloads
 from .errors import UserError
 from .plan import PROFILE_SETTINGS, Selection, make_plan
 from .progress import ProgressDisplay
@@ -216,6 +216,21 @@ def doctor():
                           f"{rt.name + '/' + name:<16} {' '.join(mech.requires)}{hint}")
     console.print(f"database: {paths.default_db()}")
     return 1 if missing else 0
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Only print what would be installed.")
+def setup(dry_run):
+    """Install the Debian packages the runtimes need (apt-get), if any are missing.
+
+    Prints nothing when everything is present."""
+    missing = system.missing_packages(system.required_packages(list(runtimes.load_all().values())))
+    if not missing:
+        return 0
+    console.print(f"{'would install' if dry_run else 'installing'}: {' '.join(missing)}")
+    if not dry_run:
+        system.install(missing)
+    return 0
 
 
 def main() -> None:

@@ -1,0 +1,41 @@
+"""Installing the Debian packages the runtime manifests name, when missing.
+Quiet when everything is present, so `make` can call it every time."""
+
+import os
+import shutil
+import subprocess
+
+from .errors import UserError
+from .runtimes import Runtime
+
+
+def required_packages(runtimes: list[Runtime]) -> list[str]:
+    names = []
+    for rt in runtimes:
+        for package in rt.manifest.packages + [p for m in rt.manifest.mechanisms.values() for p in m.packages]:
+            if package not in names:
+                names.append(package)
+    return names
+
+
+def missing_packages(packages: list[str]) -> list[str]:
+    if not shutil.which("dpkg-query"):
+        raise UserError("no dpkg-query: install by hand: " + " ".join(packages))
+    done = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${db:Status-Status}\n", *packages],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    installed = {line.split()[0] for line in done.stdout.splitlines() if line.endswith(" installed")}
+    return [p for p in packages if p not in installed]
+
+
+def install(packages: list[str]) -> None:
+    prefix = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    if prefix and not shutil.which("sudo"):
+        raise UserError(f"not root and no sudo: run as root: apt-get install {' '.join(packages)}")
+    environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for argv in (prefix + ["apt-get", "update", "-qq"],
+                 prefix + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages]):
+        done = subprocess.run(argv, capture_output=True, text=True, env=environment,
+                              stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise UserError(f"{' '.join(argv[:3])} failed: {last[0]}")

@@ -1,0 +1,33 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def concbench(*args, env=None, timeout=300):
+    """Run the real command line, as a user would."""
+    return subprocess.run([sys.executable, "-m", "concbench", *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def fake_env(tmp_path):
+    """The environment of a user whose suite is the fake runtime and the triangle workload."""
+    return {**os.environ,
+            "CONCBENCH_WORKLOADS": str(FIXTURES / "workloads"),
+            "CONCBENCH_RUNTIMES": str(FIXTURES / "runtimes"),
+            "CONCBENCH_DB": str(tmp_path / "test.db")}
+
+
+def assert_one_line_error(done, *fragments):
+    assert done.returncode == 2, done
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("concbench: error: "), done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    for fragment in fragments:
+        assert fragment in lines[0]

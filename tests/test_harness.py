@@ -1,0 +1,149 @@
+"""The harness end to end, through the command line, on the deliberately bad
+fake runtime: every kind of failure is classified and stored, the run goes on,
+and bad input gets one line."""
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import assert_one_line_error, concbench
+
+
+def records(env, run=None):
+    done = concbench("show", "--json", *([run] if run else []), env=env)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_every_failure_is_classified_stored_and_the_run_goes_on(fake_env):
+    done = concbench("run", "--timeout", "2", "--trials", "2", env=fake_env)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stdout + done.stderr
+    statuses = {}
+    for r in records(fake_env):
+        statuses.setdefault(r["mechanism"], set()).add(r["status"])
+    assert statuses == {
+        "honest": {"ok"}, "slow": {"ok"}, "forker": {"ok"}, "liar": {"invalid"},
+        "hang": {"timeout"}, "crash": {"crash"}, "exit": {"exit"}, "garbage": {"garbage"},
+        "silent": {"garbage"}, "refuse": {"error"},
+    }
+    assert "fake/inexpressible  n/a: this mechanism has no triangles" in done.stdout
+    assert "fake/absent         unavailable: fake/absent is unusable (apt-get install nothing-real)" in done.stdout
+    assert "fake/liar trials 1, 2: INVALID: run 1: total = 5051, expected 5050" in done.stdout
+    assert "fake/crash trials 1, 2: CRASH: killed by signal 11: about to crash" in done.stdout
+
+
+def test_a_json_record_per_trial_with_every_figure(fake_env):
+    concbench("run", "-m", "honest,liar", "--warmup", "1", "--runs", "2", "-p", "n=3", env=fake_env)
+    rows = records(fake_env)
+    assert len(rows) == 6
+    honest = next(r for r in rows if r["mechanism"] == "honest")
+    assert honest["params"] == {"n": 3} and honest["expected"] == {"total": 6}
+    assert [run["warmup"] for run in honest["runs"]] == [True, False, False]
+    assert honest["process"]["maxrss_kb"] > 0 and honest["peak_kb"] == honest["process"]["maxrss_kb"]
+    assert honest["memory_method"] == "wait4" and honest["runtime_info"]["name"] == "fake"
+    liar = next(r for r in rows if r["mechanism"] == "liar")
+    assert liar["status"] == "invalid" and liar["runs"][0]["result"] == {"total": 7}
+
+
+def test_the_verified_row_is_in_the_seed_format(fake_env):
+    done = concbench("run", "-m", "honest", "--profile", "smoke", env=fake_env)
+    assert done.returncode == 0, done.stderr
+    assert "user     system      total        real    ratio" in done.stdout
+    row = next(line for line in done.stdout.splitlines() if line.startswith("fake/honest"))
+    assert "(  0.000001)   x1.00" in row and row.endswith("1/1")
+
+
+def test_options_are_recorded(fake_env):
+    concbench("run", "-m", "honest", "-o", "loud", "--profile", "smoke", env=fake_env)
+    (row,) = records(fake_env)
+    assert row["options"] == ["loud"] and row["runtime_info"]["flags"] == ["--loud"]
+    assert "fake+loud/honest" in concbench("show", env=fake_env).stdout
+
+
+def test_a_sweep_makes_a_table_per_value(fake_env):
+    done = concbench("run", "-m", "honest", "--profile", "full", env=fake_env)
+    assert "Triangle (triangle): n=10" in done.stdout and "Triangle (triangle): n=100" in done.stdout
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["run", "-w", "nope"], ["unknown workload 'nope'", "triangle"]),
+    (["run", "-r", "nope"], ["unknown runtime 'nope'"]),
+    (["run", "-m", "nope"], ["unknown mechanism 'nope'"]),
+    (["run", "-p", "m=1"], ["unknown parameter 'm'"]),
+    (["run", "-p", "n=x"], ["--param 'n=x': values must be integers"]),
+    (["run", "-p", "n=-1"], ["triangle: n=-1 is out of bounds [0, 1000000]"]),
+    (["run", "-o", "nope"], ["unknown option 'nope'"]),
+    (["run", "--trials", "-1"], ["--trials"]),
+    (["run", "--timeout", "0"], ["--timeout"]),
+    (["run", "--profile", "huge"], ["--profile"]),
+    (["run", "--bogus"], ["--bogus"]),
+    (["run", "-m", "inexpressible"], ["nothing to run"]),
+    (["run", "--resume"], ["no interrupted run to resume"]),
+    (["run", "--resume", "x"], ["--resume 'x'"]),
+    (["show"], ["no runs stored yet"]),
+    (["show", "7"], ["no runs stored yet"]),
+])
+def test_bad_input_gets_one_line(fake_env, args, fragments):
+    assert_one_line_error(concbench(*args, env=fake_env), *fragments)
+
+
+def test_a_malformed_spec_gets_one_line(fake_env, tmp_path):
+    (tmp_path / "broken.toml").write_text("id = 'broken'\ntitle = [")
+    env = {**fake_env, "CONCBENCH_WORKLOADS": str(tmp_path)}
+    assert_one_line_error(concbench("run", env=env), "broken.toml: malformed TOML")
+    assert_one_line_error(concbench("list", env=env), "broken.toml")
+
+
+def test_an_unreadable_database_gets_one_line(fake_env, tmp_path):
+    bad = tmp_path / "bad.db"
+    bad.write_text("this is not sqlite " * 100)
+    assert_one_line_error(concbench("run", "--db", bad, env=fake_env), "bad.db", "not a database")
+    assert_one_line_error(concbench("show", "--db", tmp_path, env=fake_env), "--db")
+
+
+def test_list_shows_mechanisms_and_every_na_cell_with_its_reason(fake_env):
+    done = concbench("list", env=fake_env)
+    assert done.returncode == 0
+    assert "fake/honest" in done.stdout and "option loud" in done.stdout
+    assert "triangle     fake/inexpressible n/a: this mechanism has no triangles" in done.stdout
+
+
+def test_doctor_names_what_is_missing_and_how_to_install_it(fake_env):
+    done = concbench("doctor", env=fake_env)
+    assert done.returncode == 1
+    assert "fake/absent" in done.stdout and "apt-get install nothing-real" in done.stdout
+
+
+def test_interrupted_runs_keep_their_trials_and_resume(fake_env):
+    command = [sys.executable, "-m", "concbench", "run", "-m", "slow", "--trials", "6"]
+    child = subprocess.Popen(command, env=fake_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    db = fake_env["CONCBENCH_DB"]
+    while _stored(db) < 2:
+        time.sleep(0.1)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=30)
+    assert child.returncode == 130, err
+    assert "continue with: concbench run --resume 1" in out
+    kept = _stored(db)
+    assert 2 <= kept < 6
+    done = concbench("run", "--resume", env=fake_env)
+    assert done.returncode == 0, done.stderr
+    assert f"{6 - kept} trials to go" in done.stdout
+    rows = records(fake_env)
+    assert sorted(r["trial"] for r in rows) == list(range(6))
+    assert_one_line_error(concbench("run", "--resume", "1", env=fake_env), "run 1 is complete")
+
+
+def _stored(db):
+    try:
+        with sqlite3.connect(db) as connection:
+            return connection.execute("SELECT count(*) FROM trials").fetchone()[0]
+    except sqlite3.Error:
+        return 0

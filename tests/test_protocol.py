@@ -1,0 +1,66 @@
+import json
+
+import pytest
+
+from concbench.protocol import Refusal, Response, Status, parse, verdict
+from concbench.trial import Exit
+
+RUN = {"warmup": False, "wall_ns": 10, "user_ns": 5, "sys_ns": 1, "units": 4, "result": {"bytes": 6}}
+
+
+def answer(**changes):
+    data = {"ok": True, "runtime": {"name": "x", "version": "1"}, "runs": [RUN], **changes}
+    return json.dumps(data).encode()
+
+
+def process(stdout=b"", code=0, signal=None, timed_out=False, stderr=""):
+    return Exit(wall_ns=1, user_ns=1, sys_ns=1, maxrss_kb=1, exit_code=code, signal=signal,
+                timed_out=timed_out, stdout=stdout, stderr=stderr)
+
+
+def judge(stdout=answer(), expected={"bytes": 6}, warmup=0, runs=1, **exit):
+    return verdict(process(stdout, **exit), parse(stdout), expected, warmup, runs)
+
+
+def test_only_the_last_line_is_the_answer():
+    assert isinstance(parse(b"noise\n" + answer() + b"\n\n"), Response)
+    assert parse(answer() + b"\nnoise") == "last line of stdout is not JSON: 'noise'"
+
+
+def test_malformed_answers_are_described():
+    assert parse(b"") == "no answer on stdout"
+    assert parse(b"[1, 2]").startswith("malformed answer")
+    assert "runs" in parse(answer(runs=[]))
+    assert "wall_ns" in parse(answer(runs=[{**RUN, "wall_ns": -1}]))
+    assert "result" in parse(answer(runs=[{**RUN, "result": {"bytes": "6"}}]))
+    assert isinstance(parse(b'{"ok": false, "error": "no"}'), Refusal)
+
+
+def test_a_verified_trial():
+    assert judge() == (Status.OK, "")
+
+
+@pytest.mark.parametrize("stdout, expected, detail", [
+    (answer(), {"bytes": 7}, "run 1: bytes = 6, expected 7"),
+    (answer(), {"count": 6}, "run 1: no 'count' in the result"),
+    (answer(), {}, "run 1: unexpected 'bytes' in the result"),
+    (answer(runs=[RUN, {**RUN, "result": {"bytes": 5}}]), {"bytes": 6}, None),
+])
+def test_every_run_is_checked(stdout, expected, detail):
+    status, text = judge(stdout, expected, runs=len(json.loads(stdout)["runs"]))
+    assert status == Status.INVALID
+    assert detail is None or text == detail
+
+
+def test_runs_must_be_the_ones_asked_for():
+    assert judge(answer(), warmup=1, runs=1)[0] == Status.INVALID
+    assert judge(answer(runs=[{**RUN, "warmup": True}, RUN]), warmup=1, runs=1) == (Status.OK, "")
+
+
+def test_failures_are_classified_in_order():
+    assert judge(timed_out=True, signal=9)[0] == Status.TIMEOUT
+    assert judge(signal=11, stderr="boom\n") == (Status.CRASH, "killed by signal 11: boom")
+    assert judge(b'{"ok": false, "error": "no ractors"}', code=1) == (Status.ERROR, "no ractors")
+    assert judge(b"", code=3, stderr="oops") == (Status.EXIT, "exit status 3: oops")
+    assert judge(answer(), code=1)[0] == Status.EXIT
+    assert judge(b"hello")[0] == Status.GARBAGE

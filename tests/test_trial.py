@@ -1,0 +1,48 @@
+import os
+import sys
+
+from concbench import trial
+
+PY = sys.executable
+
+
+def test_request_in_answer_out():
+    code = "import json, sys; r = json.load(sys.stdin); print('x', file=sys.stderr); print(r['a'])"
+    done = trial.run([PY, "-c", code], {"a": 41}, timeout=10)
+    assert done.stdout == b"41\n" and done.stderr == "x\n"
+    assert done.exit_code == 0 and done.signal is None and not done.timed_out
+    assert done.maxrss_kb > 1000 and done.user_ns + done.sys_ns > 0
+
+
+def test_the_child_gets_a_fresh_scratch_directory_that_is_removed():
+    code = "import json, os, sys; d = json.load(sys.stdin)['scratch']; print(d, os.listdir(d))"
+    done = trial.run([PY, "-c", code], {}, timeout=10)
+    scratch, listing = done.stdout.decode().split(" ", 1)
+    assert listing.strip() == "[]" and not os.path.exists(scratch)
+
+
+def test_a_hang_is_killed_with_its_whole_process_group():
+    code = "import os, time; os.fork(); time.sleep(60)"
+    done = trial.run([PY, "-c", code], {}, timeout=0.5)
+    assert done.timed_out and done.signal == 9
+    assert done.wall_ns < 10e9
+
+
+def test_output_is_capped_to_its_end():
+    code = "import sys; sys.stdout.write('x' * 3_000_000 + '\\nlast\\n'); sys.stderr.write('e' * 200_000 + 'E')"
+    done = trial.run([PY, "-c", code], {}, timeout=30)
+    assert len(done.stdout) == trial.STDOUT_LIMIT and done.stdout.endswith(b"\nlast\n")
+    assert len(done.stderr) == trial.STDERR_LIMIT and done.stderr.endswith("E")
+
+
+def test_a_child_that_never_reads_its_request_is_fine():
+    done = trial.run([PY, "-c", "print('done')"], {"big": "x" * 1_000_000}, timeout=10)
+    assert done.stdout == b"done\n" and done.exit_code == 0
+
+
+def test_a_missing_program_raises():
+    try:
+        trial.run(["/nonexistent/program"], {}, timeout=1)
+    except OSError:
+        return
+    raise AssertionError("expected OSError")

@@ -1,0 +1,93 @@
+import pytest
+
+from concbench import workloads
+from concbench.errors import UserError
+from concbench.spec import load_toml
+
+GOOD = """
+id = "w"
+title = "W"
+summary = "s"
+origin = "o"
+baseline = "r/m"
+[params.n]
+type = "int"
+min = 1
+max = 100
+doc = "d"
+[expect]
+total = "n * 2"
+[profiles]
+smoke = { n = 1 }
+quick = { n = 2 }
+standard = { n = 3 }
+full = { n = [3, 4] }
+"""
+
+
+def load(tmp_path, text):
+    path = tmp_path / "w.toml"
+    path.write_text(text)
+    return load_toml(path, workloads.Workload)
+
+
+def test_the_catalogue_loads_and_checks_are_computed():
+    specs = workloads.load_all()
+    assert {"pipe", "socketpair", "mutex-cpu", "mutex-io", "queue"} <= set(specs)
+    assert specs["pipe"].expected({"groups": 50, "messages": 10_000, "size": 1024}) == {"bytes": 512_000_000}
+    assert specs["mutex-cpu"].expected({"groups": 20, "workers": 10, "iterations": 10_000}) == {"sum": 1_194_000_000}
+    assert specs["queue"].expected({"groups": 20, "producers": 4, "consumers": 8, "items": 100_000}) == {
+        "count": 8_000_000, "sum": 400_004_000_000}
+    assert specs["mutex-io"].expected({"groups": 5, "workers": 10, "iterations": 1000, "size": 1024}) == {
+        "bytes": 51_200_000}
+
+
+def test_standard_is_the_seed_and_full_adds_the_mutex_io_scan():
+    specs = workloads.load_all()
+    assert specs["pipe"].param_sets("standard", {}) == [{"groups": 50, "messages": 10_000, "size": 1024}]
+    assert [p["groups"] for p in specs["mutex-io"].param_sets("full", {})] == [1, 5, 10, 20, 50, 100]
+    assert specs["queue"].param_sets("full", {}) == specs["queue"].param_sets("standard", {})
+
+
+def test_sweeps_and_overrides(tmp_path):
+    spec = load(tmp_path, GOOD)
+    assert spec.param_sets("full", {}) == [{"n": 3}, {"n": 4}]
+    assert spec.param_sets("quick", {"n": [5, 6]}) == [{"n": 5}, {"n": 6}]
+    with pytest.raises(UserError, match=r"n=0 is out of bounds \[1, 100\]"):
+        spec.param_sets("quick", {"n": [0]})
+
+
+@pytest.mark.parametrize("text, message", [
+    ("id = ", "malformed TOML"),
+    (GOOD.replace('total = "n * 2"', 'total = "m * 2"'), "expect.total: unknown parameter 'm'"),
+    (GOOD.replace('total = "n * 2"', 'total = "open(n)"'), "expect.total"),
+    (GOOD.replace("quick = { n = 2 }", "quick = { n = 200 }"), "profiles.quick: n=200 is out of bounds"),
+    (GOOD.replace("quick = { n = 2 }", "quick = { n = -1 }"), "profiles.quick: n=-1 is out of bounds"),
+    (GOOD.replace("quick = { n = 2 }", "quick = { n = 'two' }"), "profiles.quick"),
+    (GOOD.replace("quick = { n = 2 }", "quick = { n = 2, m = 1 }"), "unknown parameter 'm'"),
+    (GOOD.replace("quick = { n = 2 }\n", ""), "no 'quick' profile"),
+    (GOOD.replace('type = "int"', 'type = "float"'), "params.n.type"),
+    (GOOD + "colour = 'red'\n", "colour"),
+])
+def test_malformed_specs_give_one_line(tmp_path, text, message):
+    with pytest.raises(UserError) as error:
+        load(tmp_path, text)
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_file_must_be_named_after_its_id(tmp_path, monkeypatch):
+    (tmp_path / "other.toml").write_text(GOOD)
+    monkeypatch.setenv("CONCBENCH_WORKLOADS", str(tmp_path))
+    with pytest.raises(UserError, match="does not match the file name"):
+        workloads.load_all()
+
+
+@pytest.mark.parametrize("text, parsed", [("n=5", ("n", [5])), ("n=1,5,10", ("n", [1, 5, 10]))])
+def test_parse_override(text, parsed):
+    assert workloads.parse_override(text) == parsed
+
+
+@pytest.mark.parametrize("text", ["n", "n=", "=5", "n=five", "n=1.5"])
+def test_bad_overrides(text):
+    with pytest.raises(UserError):
+        workloads.parse_override(text)
