@@ -40,9 +40,19 @@ def test_a_child_that_never_reads_its_request_is_fine():
     assert done.stdout == b"done\n" and done.exit_code == 0
 
 
-def test_a_missing_program_raises():
-    try:
-        trial.run(["/nonexistent/program"], {}, timeout=1)
-    except OSError:
-        return
-    raise AssertionError("expected OSError")
+def test_a_missing_program_exits_127_and_says_why():
+    done = trial.run(["/nonexistent/program"], {}, timeout=5)
+    assert done.exit_code == 127 and "cannot run /nonexistent/program" in done.stderr
+
+
+def test_peak_memory_is_the_trials_own_not_the_harness():
+    ballast = bytearray(300_000_000)
+    ballast[::4096] = b"x" * len(ballast[::4096])  # touch every page: the harness is now large
+    done = trial.run([PY, "-c", "x = bytearray(50_000_000); x[::4096] = b'y' * len(x[::4096])"], {}, 30)
+    assert 50_000 < done.maxrss_kb < 150_000
+    del ballast
+
+
+def test_a_crash_is_reported_with_its_signal():
+    done = trial.run([PY, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"], {}, 10)
+    assert done.signal == 11 and done.exit_code is None and done.maxrss_kb > 0

@@ -9,8 +9,12 @@ from .errors import UserError
 from .runtimes import Runtime
 
 
+# The harness builds its trial spawner with the C compiler.
+HARNESS_PACKAGES = ["gcc", "libc6-dev"]
+
+
 def required_packages(runtimes: list[Runtime]) -> list[str]:
-    names = []
+    names = list(HARNESS_PACKAGES)
     for rt in runtimes:
         for package in rt.manifest.packages + [p for m in rt.manifest.mechanisms.values() for p in m.packages]:
             if package not in names:

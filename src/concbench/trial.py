@@ -1,9 +1,11 @@
 """One trial: a fresh child process, its request, its output and its cost.
 
 The harness sleeps in epoll on the child's pipes and a pidfd while the child
-runs, so it uses no CPU beside the measurement; it reaps the child with wait4
-for CPU time and peak RSS, and kills the child's whole process group at the
-timeout and after the child exits (nothing a trial started outlives it)."""
+runs, so it uses no CPU beside the measurement. The child is started by a
+small trampoline (spawner/spawn.c) that reaps it with wait4 and reports its
+CPU time and peak RSS: spawned from Python directly, the child's peak RSS
+would include the harness's own. The whole process group is killed at the
+timeout and after the trial exits, so nothing a trial started outlives it."""
 
 import json
 import os
@@ -12,6 +14,8 @@ import signal
 import tempfile
 import time
 from dataclasses import dataclass
+
+from . import spawner
 
 STDOUT_LIMIT = 1 << 20
 STDERR_LIMIT = 64 << 10
@@ -23,9 +27,9 @@ DRAIN_GRACE_NS = 2_000_000_000
 class Exit:
     """What the operating system says about a finished child."""
     wall_ns: int          # from spawn to exit, seen by the harness
-    user_ns: int
-    sys_ns: int
-    maxrss_kb: int        # wait4: the largest single process of the tree
+    user_ns: int | None   # wait4 of the trial process (None if it was killed with the spawner)
+    sys_ns: int | None
+    maxrss_kb: int | None  # the largest single process of the tree
     exit_code: int | None
     signal: int | None
     timed_out: bool
@@ -41,33 +45,35 @@ def run(argv: list[str], request: dict, timeout: float) -> Exit:
 
 
 def _run_process(argv: list[str], payload: bytes, timeout: float) -> Exit:
+    trampoline = spawner.path()
     stdin_r, stdin_w = os.pipe()
     stdout_r, stdout_w = os.pipe()
     stderr_r, stderr_w = os.pipe()
+    report_r, report_w = os.pipe()
     start = time.monotonic_ns()
     try:
-        pid = os.posix_spawnp(argv[0], argv, os.environ, setpgroup=0, file_actions=[
-            (os.POSIX_SPAWN_DUP2, stdin_r, 0),
-            (os.POSIX_SPAWN_DUP2, stdout_w, 1),
-            (os.POSIX_SPAWN_DUP2, stderr_w, 2),
-        ])
-    except OSError:
-        for fd in (stdin_r, stdin_w, stdout_r, stdout_w, stderr_r, stderr_w):
+        pid = os.posix_spawn(trampoline, [trampoline, "3", *argv], os.environ, setpgroup=0,
+                             file_actions=[(os.POSIX_SPAWN_DUP2, stdin_r, 0),
+                                           (os.POSIX_SPAWN_DUP2, stdout_w, 1),
+                                           (os.POSIX_SPAWN_DUP2, stderr_w, 2),
+                                           (os.POSIX_SPAWN_DUP2, report_w, 3)])
+    finally:
+        for fd in (stdin_r, stdout_w, stderr_w, report_w):
             os.close(fd)
-        raise
-    for fd in (stdin_r, stdout_w, stderr_w):
-        os.close(fd)
     watch = _Watch(pid, stdin_w, stdout_r, stderr_r, payload)
     try:
         timed_out, exited_ns = watch.until_done(start + int(timeout * 1e9))
     finally:
         watch.close()  # on Ctrl-C too: kill the group, reap the child
-    _, status, usage = watch.reaped
+        with os.fdopen(report_r, "rb") as report:
+            fields = report.read().split()
+    status, user_us, sys_us, maxrss_kb = map(int, fields) if len(fields) == 4 else (
+        watch.reaped[1], None, None, None)  # the spawner itself was killed: no figures
     return Exit(
         wall_ns=exited_ns - start,
-        user_ns=int(usage.ru_utime * 1e9),
-        sys_ns=int(usage.ru_stime * 1e9),
-        maxrss_kb=usage.ru_maxrss,
+        user_ns=None if user_us is None else user_us * 1000,
+        sys_ns=None if sys_us is None else sys_us * 1000,
+        maxrss_kb=maxrss_kb,
         exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
         signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
         timed_out=timed_out,

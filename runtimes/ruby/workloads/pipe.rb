@@ -1,0 +1,5 @@
+require_relative "stream"
+
+module Workloads
+  Pipe = Stream.new(:close) { IO.pipe }
+end

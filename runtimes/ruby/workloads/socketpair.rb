@@ -1,0 +1,7 @@
+require "socket"
+require_relative "stream"
+
+module Workloads
+  # close_write on a socket is shutdown(SHUT_WR); the socket is closed after it.
+  Socketpair = Stream.new(:close_write) { UNIXSocket.pair(:STREAM) }
+end

@@ -1,0 +1,79 @@
+module Workloads
+  # pipe and socketpair: per group, a writer unit writes `messages` blocks of
+  # `size` bytes into one end of a pair and ends its stream; a reader unit reads
+  # the other end until EOF. The two workloads differ only in how the pair is
+  # made and how the writer ends, the arguments of Stream.new.
+  class Stream
+    # finish: the IO method that ends the writer's stream (a Symbol, so that it
+    # can enter a ractor); pair: makes a group's [reader end, writer end].
+    def initialize(finish, &pair)
+      @finish, @pair = finish, pair
+    end
+
+    def thread(groups:, messages:, size:)
+      units = Array.new(groups) do
+        reader, writer = @pair.call
+        [Thread.new { Stream.write(writer, messages, size, @finish) }, Thread.new { Stream.read(reader, size) }]
+      end
+      [{ bytes: units.sum { |w, r| w.join; r.value } }, 2 * groups]
+    end
+
+    def fiber(groups:, messages:, size:)
+      Sync do |task|
+        units = Array.new(groups) do
+          reader, writer = @pair.call
+          [task.async { Stream.write(writer, messages, size, @finish) }, task.async { Stream.read(reader, size) }]
+        end
+        [{ bytes: units.sum { |w, r| w.wait; r.wait } }, 2 * groups]
+      end
+    end
+
+    def process(groups:, messages:, size:)
+      results, report = IO.pipe
+      pids = Array.new(groups) do
+        reader, writer = @pair.call
+        pair = [Kit.fork { reader.close; Stream.write(writer, messages, size, @finish) },
+                Kit.fork { writer.close; report.write([Stream.read(reader, size)].pack("Q<")) }]
+        # Only the children may hold the ends: the reader's EOF needs every writer end closed.
+        reader.close
+        writer.close
+        pair
+      end.flatten
+      report.close
+      bytes = results.read.unpack("Q<*").sum # EOF once every child has exited
+      results.close
+      Kit.wait(pids)
+      [{ bytes: bytes }, 2 * groups]
+    end
+
+    # Ruby 3.1 cannot copy an IO into a ractor: each ractor reopens its end by
+    # descriptor number and closes it; the parent's IO objects must not.
+    def ractor(groups:, messages:, size:)
+      units = Array.new(groups) do
+        reader_fd, writer_fd = @pair.call.map { |io| io.autoclose = false; io.fileno }
+        [Ractor.new(writer_fd, messages, size, @finish) { |fd, n, s, f| Stream.write(IO.for_fd(fd), n, s, f) },
+         Ractor.new(reader_fd, size) { |fd, s| Stream.read(IO.for_fd(fd), s) }]
+      end
+      [{ bytes: units.sum { |w, r| w.take; r.take } }, 2 * groups]
+    end
+
+    def self.write(io, messages, size, finish)
+      io.sync = true # one write(2) per block for every mechanism (IO.for_fd starts unsynced)
+      block = "x" * size
+      messages.times { io.write(block) }
+      io.public_send(finish)
+    ensure
+      io.close
+    end
+
+    def self.read(io, size)
+      buffer = String.new # readpartial sizes it (capacity: fails inside a Ruby 3.1 ractor)
+      bytes = 0
+      loop { bytes += io.readpartial(size, buffer).bytesize }
+    rescue EOFError
+      bytes
+    ensure
+      io.close
+    end
+  end
+end
