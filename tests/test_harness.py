@@ -56,7 +56,7 @@ def test_the_verified_row_is_in_the_seed_format(fake_env):
     assert done.returncode == 0, done.stderr
     assert "user     system      total        real    ratio" in done.stdout
     row = next(line for line in done.stdout.splitlines() if line.startswith("fake/honest"))
-    assert "(  0.000001)   x1.00" in row and row.endswith("1/1")
+    assert "(  0.000001)    x1.00" in row and row.endswith("1/1")
 
 
 def test_options_are_recorded(fake_env):

@@ -51,7 +51,7 @@ def _row(table: Table, cell: CellResult, width: int) -> Text:
         f"{label} {cell.user.median:10.6f} {cell.system.median:10.6f} {cell.total.median:10.6f} "
         f"({cell.real.median:10.6f})",
         f"{'x' + format(ratio, '.2f'):>9}" if ratio is not None else f"{'-':>9}",
-        f"   ±{cell.real.cv * 100:4.1f}%",
+        f"   ±{cell.real.cv * 100:4.1f}%" if cell.real.n > 1 else f"{'-':>9}",
         f"  {memory.median / 1024:7.1f} MB" if memory else "          -",
         "*" if cell.memory_is_tree else " ",
         f"{_units(cell.units):>7}  ",

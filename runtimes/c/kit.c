@@ -1,0 +1,336 @@
+/* The concbench C kit: reads one request (JSON) on stdin, runs the
+ * mechanism warmup + runs times, prints one response line (JSON) on stdout.
+ * See docs/protocol.md. */
+#include "kit.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+struct workload {
+    const char *name;
+    const struct mechanism *mechanisms;
+};
+
+static const struct workload workloads[] = {
+    {"pipe", pipe_mechanisms},
+    {"socketpair", socketpair_mechanisms},
+    {"mutex-cpu", mutex_cpu_mechanisms},
+    {"mutex-io", mutex_io_mechanisms},
+    {"queue", queue_mechanisms},
+};
+
+/* ---- the API workloads use -------------------------------------------- */
+
+int param_int(struct run *run, const char *name, int64_t min, int64_t *value)
+{
+    const json_t *v = json_object_get(run->params, name);
+    if (!v)
+        return run_fail(run, "missing parameter %s", name);
+    if (!json_is_integer(v))
+        return run_fail(run, "parameter %s is not an integer", name);
+    *value = json_integer_value(v);
+    if (*value < min)
+        return run_fail(run, "parameter %s = %lld, must be >= %lld", name,
+                        (long long)*value, (long long)min);
+    return 0;
+}
+
+void result_set(struct run *run, const char *name, int64_t value)
+{
+    for (int i = 0; i < run->nresults; i++) {
+        if (strcmp(run->result_name[i], name) == 0) {
+            run->result_value[i] = value;
+            return;
+        }
+    }
+    if (run->nresults == RESULT_MAX) {
+        run_fail(run, "too many result values (adding %s)", name);
+        return;
+    }
+    run->result_name[run->nresults] = name;
+    run->result_value[run->nresults++] = value;
+}
+
+static int run_vfail(struct run *run, const char *fmt, va_list ap)
+{
+    pthread_mutex_lock(&run->error_lock);
+    if (!run->failed) {
+        vsnprintf(run->error, sizeof run->error, fmt, ap);
+        run->failed = true;
+    }
+    pthread_mutex_unlock(&run->error_lock);
+    return -1;
+}
+
+int run_fail(struct run *run, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    run_vfail(run, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int run_syserr(struct run *run, const char *call, int err)
+{
+    char buf[128];
+    /* GNU strerror_r: thread-safe, returns the message (maybe not in buf). */
+    return run_fail(run, "%s: %s", call, strerror_r(err, buf, sizeof buf));
+}
+
+bool run_failed(struct run *run)
+{
+    pthread_mutex_lock(&run->error_lock);
+    bool failed = run->failed;
+    pthread_mutex_unlock(&run->error_lock);
+    return failed;
+}
+
+int write_all(struct run *run, int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, buf, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return run_syserr(run, "write", errno);
+        }
+        if (n == 0)
+            return run_fail(run, "write: wrote nothing");
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int close_fd(struct run *run, int fd)
+{
+    /* No retry on EINTR: on Linux the descriptor is released anyway. */
+    if (close(fd) < 0)
+        return run_syserr(run, "close", errno);
+    return 0;
+}
+
+char *block_new(struct run *run, size_t size)
+{
+    char *block = malloc(size);
+    if (!block) {
+        run_syserr(run, "malloc", errno);
+        return NULL;
+    }
+    memset(block, 'x', size);
+    return block;
+}
+
+int thread_start(struct run *run, pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+    int rc = pthread_create(tid, NULL, fn, arg);
+    return rc ? run_syserr(run, "pthread_create", rc) : 0;
+}
+
+int thread_join(struct run *run, pthread_t tid)
+{
+    int rc = pthread_join(tid, NULL);
+    return rc ? run_syserr(run, "pthread_join", rc) : 0;
+}
+
+int uring_init(struct run *run, struct io_uring *ring, unsigned inflight)
+{
+    /* The submission queue only needs to take one batch (uring_sqe submits
+     * when it is full); the completion queue takes every request that can be
+     * in flight at once, so completions never overflow. */
+    struct io_uring_params p = {0};
+    unsigned sq = inflight < 8 ? 8 : inflight > 4096 ? 4096 : inflight;
+    p.flags = IORING_SETUP_CQSIZE;
+    p.cq_entries = inflight > sq ? inflight : sq;
+    int rc = io_uring_queue_init_params(sq, ring, &p);
+    return rc < 0 ? run_syserr(run, "io_uring_queue_init_params", -rc) : 0;
+}
+
+struct io_uring_sqe *uring_sqe(struct run *run, struct io_uring *ring)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+    if (sqe)
+        return sqe;
+    int rc = io_uring_submit(ring);
+    if (rc < 0) {
+        run_syserr(run, "io_uring_submit", -rc);
+        return NULL;
+    }
+    sqe = io_uring_get_sqe(ring);
+    if (!sqe)
+        run_fail(run, "io_uring_get_sqe: submission queue still full");
+    return sqe;
+}
+
+void uring_abort(struct io_uring *ring, unsigned inflight)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+    if (!sqe) {
+        io_uring_submit(ring);
+        sqe = io_uring_get_sqe(ring);
+    }
+    if (sqe) {
+        /* Queued after everything else, so it also cancels what the queue
+         * still holds; its own completion is counted like the others. */
+        io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+        inflight++;
+    }
+    while (inflight > 0) {
+        int rc = io_uring_submit_and_wait(ring, 1);
+        if (rc < 0 && rc != -EINTR)
+            return;
+        struct io_uring_cqe *cqe;
+        unsigned head, seen = 0;
+        io_uring_for_each_cqe(ring, head, cqe) seen++;
+        io_uring_cq_advance(ring, seen);
+        inflight -= seen < inflight ? seen : inflight;
+    }
+}
+
+/* ---- the protocol ------------------------------------------------------ */
+
+static void respond_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void respond_error(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "concbench-c: %s\n", msg);
+    json_t *resp = json_pack("{s:b, s:s}", "ok", 0, "error", msg);
+    char *line = resp ? json_dumps(resp, JSON_COMPACT) : NULL;
+    printf("%s\n", line ? line : "{\"ok\":false,\"error\":\"out of memory\"}");
+    fflush(stdout);
+    exit(1);
+}
+
+static const struct mechanism *lookup(const char *workload, const char *mechanism)
+{
+    for (size_t i = 0; i < sizeof workloads / sizeof workloads[0]; i++) {
+        if (strcmp(workloads[i].name, workload) != 0)
+            continue;
+        for (const struct mechanism *m = workloads[i].mechanisms; m->name; m++)
+            if (strcmp(m->name, mechanism) == 0)
+                return m;
+        respond_error("workload %s has no mechanism %s in the C runtime", workload, mechanism);
+    }
+    respond_error("unknown workload %s", workload);
+}
+
+static int64_t ns_between(struct timespec a, struct timespec b)
+{
+    return (int64_t)(b.tv_sec - a.tv_sec) * 1000000000 + (b.tv_nsec - a.tv_nsec);
+}
+
+static int64_t tv_ns(struct timeval tv)
+{
+    return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+}
+
+/* One run: the clocks are read right around the call, nothing else inside. */
+static json_t *measure(const struct mechanism *m, struct run *run, bool warmup)
+{
+    struct rusage ru0, ru1;
+    struct timespec t0, t1;
+    if (getrusage(RUSAGE_SELF, &ru0) < 0 || clock_gettime(CLOCK_MONOTONIC, &t0) < 0)
+        respond_error("getrusage/clock_gettime: %s", strerror(errno));
+    int rc = m->run(run);
+    if (clock_gettime(CLOCK_MONOTONIC, &t1) < 0 || getrusage(RUSAGE_SELF, &ru1) < 0)
+        respond_error("getrusage/clock_gettime: %s", strerror(errno));
+    if (rc != 0 || run->failed)
+        respond_error("%s", run->failed ? run->error : "mechanism failed without saying why");
+
+    json_t *result = json_object();
+    for (int i = 0; i < run->nresults; i++)
+        json_object_set_new(result, run->result_name[i], json_integer(run->result_value[i]));
+    return json_pack("{s:b, s:I, s:I, s:I, s:I, s:o}",
+                     "warmup", warmup,
+                     "wall_ns", (json_int_t)ns_between(t0, t1),
+                     "user_ns", (json_int_t)(tv_ns(ru1.ru_utime) - tv_ns(ru0.ru_utime)),
+                     "sys_ns", (json_int_t)(tv_ns(ru1.ru_stime) - tv_ns(ru0.ru_stime)),
+                     "units", (json_int_t)run->units,
+                     "result", result);
+}
+
+static int probe_io_uring(void)
+{
+    struct io_uring ring;
+    int rc = io_uring_queue_init(8, &ring, 0);
+    if (rc < 0) {
+        fprintf(stderr, "io_uring_queue_init: %s\n", strerror(-rc));
+        return 1;
+    }
+    io_uring_queue_exit(&ring);
+    return 0;
+}
+
+static const char *get_string(json_t *req, const char *key)
+{
+    const char *s = json_string_value(json_object_get(req, key));
+    if (!s)
+        respond_error("request: %s must be a string", key);
+    return s;
+}
+
+static int64_t get_count(json_t *req, const char *key)
+{
+    json_t *v = json_object_get(req, key);
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        respond_error("request: %s must be a non-negative integer", key);
+    return json_integer_value(v);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--probe-io-uring") == 0)
+        return probe_io_uring();
+    if (argc != 1)
+        respond_error("usage: concbench-c < request.json | concbench-c --probe-io-uring");
+
+    json_error_t jerr;
+    json_t *req = json_loadf(stdin, 0, &jerr);
+    if (!req)
+        respond_error("request: invalid JSON: %s (line %d)", jerr.text, jerr.line);
+    const char *workload = get_string(req, "workload");
+    const char *mechanism = get_string(req, "mechanism");
+    const char *scratch = get_string(req, "scratch");
+    int64_t warmup = get_count(req, "warmup"), runs = get_count(req, "runs");
+    json_t *params = json_object_get(req, "params");
+    if (!json_is_object(params))
+        respond_error("request: params must be an object");
+    const struct mechanism *m = lookup(workload, mechanism);
+
+    /* A peer that closed early must show up as EPIPE, not kill the trial. */
+    signal(SIGPIPE, SIG_IGN);
+
+    json_t *results = json_array();
+    for (int64_t i = 0; i < warmup + runs; i++) {
+        struct run run = {.params = params, .scratch = scratch};
+        pthread_mutex_init(&run.error_lock, NULL);
+        json_array_append_new(results, measure(m, &run, i < warmup));
+        pthread_mutex_destroy(&run.error_lock);
+    }
+
+    json_t *resp = json_pack("{s:b, s:{s:s, s:s, s:[s]}, s:o}",
+                             "ok", 1,
+                             "runtime", "name", "c", "version", __VERSION__, "flags", "-O2",
+                             "runs", results);
+    char *line = resp ? json_dumps(resp, JSON_COMPACT) : NULL;
+    if (!line)
+        respond_error("building the response: out of memory");
+    printf("%s\n", line);
+    free(line);
+    json_decref(resp);
+    json_decref(req);
+    return fflush(stdout) == 0 ? 0 : 1;
+}

@@ -1,0 +1,73 @@
+/* The concbench C kit: what a workload file sees.
+ *
+ * A mechanism is one function `int fn(struct run *run)`: it reads its
+ * parameters with param_int(), does the whole job of one run (creates its
+ * units, waits for all of them, closes and frees what it opened), sets
+ * run->units and the result with result_set(), and returns 0. On failure it
+ * returns -1 after run_fail()/run_syserr() recorded why. */
+#ifndef CONCBENCH_KIT_H
+#define CONCBENCH_KIT_H
+
+#include <jansson.h>
+#include <liburing.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RESULT_MAX 4
+
+struct run {
+    const json_t *params;   /* the request's "params" object */
+    const char *scratch;    /* an empty directory this trial may use */
+    int64_t units;          /* concurrency units the run really created */
+    int nresults;
+    const char *result_name[RESULT_MAX];
+    int64_t result_value[RESULT_MAX];
+    /* The first failure wins; threads may report concurrently. */
+    pthread_mutex_t error_lock;
+    bool failed;
+    char error[256];
+};
+
+struct mechanism {
+    const char *name;
+    int (*run)(struct run *run);
+};
+
+/* One table per workload file, ended by {NULL, NULL}. */
+extern const struct mechanism pipe_mechanisms[];
+extern const struct mechanism socketpair_mechanisms[];
+extern const struct mechanism mutex_cpu_mechanisms[];
+extern const struct mechanism mutex_io_mechanisms[];
+extern const struct mechanism queue_mechanisms[];
+
+/* Fetches integer parameter `name` (>= min) into *value; -1 if missing,
+ * not an integer or too small. */
+int param_int(struct run *run, const char *name, int64_t min, int64_t *value);
+
+void result_set(struct run *run, const char *name, int64_t value);
+
+/* Record a failure (the first one is kept) and return -1. Thread-safe. */
+int run_fail(struct run *run, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* "<call>: <strerror(err)>"; err is errno, a pthread return code or -res. */
+int run_syserr(struct run *run, const char *call, int err);
+bool run_failed(struct run *run);
+
+/* Shared helpers. */
+int write_all(struct run *run, int fd, const char *buf, size_t len);
+int close_fd(struct run *run, int fd);   /* close(), failure reported */
+char *block_new(struct run *run, size_t size);  /* `size` bytes of 'x' */
+int thread_start(struct run *run, pthread_t *tid, void *(*fn)(void *), void *arg);
+int thread_join(struct run *run, pthread_t tid);
+
+/* io_uring: a ring for up to `inflight` requests at once. */
+int uring_init(struct run *run, struct io_uring *ring, unsigned inflight);
+/* The next free SQE, submitting what is queued when the queue is full. */
+struct io_uring_sqe *uring_sqe(struct run *run, struct io_uring *ring);
+/* After a failure: cancel the `inflight` requests still pending and reap
+ * them, so none outlives the buffers and descriptors it uses. */
+void uring_abort(struct io_uring *ring, unsigned inflight);
+
+#endif
