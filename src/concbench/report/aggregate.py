@@ -87,7 +87,9 @@ def tables(trials: list[TrialRecord], skipped: list[Skipped],
         baseline = next((r for r in rows if spec and r.key.row == spec.baseline), None)
         if baseline is None:  # not in this run: compare with the first row that has figures
             baseline = next((r for r in rows if r.real is not None), None)
-        ordered = ([baseline] if baseline else []) + [r for r in rows if r is not baseline]
+        # The baseline, then its runtime's other rows, then the rest, each in plan order.
+        ordered = sorted(rows, key=lambda r: (r is not baseline, r.key.runtime != baseline.key.runtime)) \
+            if baseline else rows
         result.append(Table(workload, spec.title if spec else workload, params, tuple(ordered),
                             tuple(s for s in skipped if s.workload == workload), baseline))
     return result
