@@ -86,6 +86,7 @@ def test_a_sweep_makes_a_table_per_value(fake_env):
     (["run", "-m", "inexpressible"], ["nothing to run"]),
     (["run", "--resume"], ["no interrupted run to resume"]),
     (["run", "--resume", "x"], ["--resume 'x'"]),
+    (["run", "--resume", "--warmup", "0"], ["--resume continues a run with its own selection"]),
     (["show"], ["no runs stored yet"]),
     (["show", "7"], ["no runs stored yet"]),
 ])

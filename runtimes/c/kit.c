@@ -170,6 +170,28 @@ struct io_uring_sqe *uring_sqe(struct run *run, struct io_uring *ring)
     return sqe;
 }
 
+int uring_run(struct run *run, struct io_uring *ring, int64_t open,
+              int (*complete)(void *state, const struct io_uring_cqe *cqe), void *state)
+{
+    while (open > 0) {
+        int rc = io_uring_submit_and_wait(ring, 1);
+        if (rc < 0 && rc != -EINTR)
+            return run_syserr(run, "io_uring_submit_and_wait", -rc);
+        struct io_uring_cqe *cqe;
+        unsigned head, seen = 0;
+        io_uring_for_each_cqe(ring, head, cqe) {
+            seen++;
+            if ((rc = complete(state, cqe)) < 0)
+                break;
+            open -= rc;
+        }
+        io_uring_cq_advance(ring, seen);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 void uring_abort(struct io_uring *ring, unsigned inflight)
 {
     struct io_uring_sqe *sqe = io_uring_get_sqe(ring);

@@ -71,7 +71,8 @@ def run(workload, runtime, mechanism, profile, param, option, trials, warmup, ru
     or did not verify."""
     store = Store(db or paths.default_db())
     if resume:
-        if workload or runtime or mechanism or param or option or trials or warmup or runs or timeout:
+        given = (workload, runtime, mechanism, param, option)
+        if any(given) or any(v is not None for v in (trials, warmup, runs, timeout)):
             raise UserError("--resume continues a run with its own selection: give no other options")
         run_info = _resumable(store, resume)
         selection, run_id = Selection.from_json(run_info.request), run_info.id

@@ -182,8 +182,9 @@ static int submit_write(struct uring_io *s, int64_t g)
 
 /* The holder's write completed: the lock passes to the next in line.
  * Returns 1 once the group's last write is done, 0 otherwise, -1. */
-static int write_done(struct uring_io *s, const struct io_uring_cqe *cqe)
+static int write_done(void *state, const struct io_uring_cqe *cqe)
 {
+    struct uring_io *s = state;
     int64_t g = (int64_t)io_uring_cqe_get_data64(cqe);
     struct uring_group *gr = &s->gs[g];
     s->inflight--;
@@ -210,24 +211,7 @@ static int uring_io_loop(struct uring_io *s, int64_t groups)
     for (int64_t g = 0; g < groups; g++)
         if (submit_write(s, g) < 0)
             return -1;
-    int64_t groups_open = groups;
-    while (groups_open > 0) {
-        int rc = io_uring_submit_and_wait(&s->ring, 1);
-        if (rc < 0 && rc != -EINTR)
-            return run_syserr(s->run, "io_uring_submit_and_wait", -rc);
-        struct io_uring_cqe *cqe;
-        unsigned head, seen = 0;
-        io_uring_for_each_cqe(&s->ring, head, cqe) {
-            seen++;
-            if ((rc = write_done(s, cqe)) < 0)
-                break;
-            groups_open -= rc;
-        }
-        io_uring_cq_advance(&s->ring, seen);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
+    return uring_run(s->run, &s->ring, groups, write_done, s);
 }
 
 /* Every group starts with all its workers queued, worker 0 holding the lock. */

@@ -315,8 +315,9 @@ static int uring_read(struct uring_stream *s, int64_t g)
 
 /* One completion: resubmit, or end the writer / close the reader at EOF.
  * Returns 1 when a reader is done, 0 otherwise, -1 on failure. */
-static int uring_complete(struct uring_stream *s, const struct io_uring_cqe *cqe)
+static int uring_complete(void *state, const struct io_uring_cqe *cqe)
 {
+    struct uring_stream *s = state;
     uint64_t tag = io_uring_cqe_get_data64(cqe);
     int64_t g = (int64_t)(tag >> 1);
     struct stream_group *gr = &s->gs[g];
@@ -347,24 +348,7 @@ static int uring_loop(struct uring_stream *s, int64_t groups)
     for (int64_t g = 0; g < groups; g++)
         if (uring_write(s, g) < 0 || uring_read(s, g) < 0)
             return -1;
-    int64_t readers_open = groups;
-    while (readers_open > 0) {
-        int rc = io_uring_submit_and_wait(&s->ring, 1);
-        if (rc < 0 && rc != -EINTR)
-            return run_syserr(s->run, "io_uring_submit_and_wait", -rc);
-        struct io_uring_cqe *cqe;
-        unsigned head, seen = 0;
-        io_uring_for_each_cqe(&s->ring, head, cqe) {
-            seen++;
-            if ((rc = uring_complete(s, cqe)) < 0)
-                break;
-            readers_open -= rc;
-        }
-        io_uring_cq_advance(&s->ring, seen);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
+    return uring_run(s->run, &s->ring, groups, uring_complete, s);
 }
 
 int stream_io_uring(struct run *run, const struct stream_kind *kind)
