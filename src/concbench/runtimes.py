@@ -117,11 +117,12 @@ class Runtime:
         argv = self.expand(self.manifest.build)
         try:
             done = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-            failed = done.returncode != 0 and ((done.stderr or done.stdout).strip().splitlines() or ["no output"])[-1]
         except OSError as e:
-            failed = str(e)
-        if failed:
-            self.build_error = f"build failed ({' '.join(argv)}): {failed}"
+            self.build_error = f"build failed ({' '.join(argv)}): {e}"
+            return
+        if done.returncode != 0:
+            last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            self.build_error = f"build failed ({' '.join(argv)}): {last[0]}"
 
     def trial_command(self, options: tuple[str, ...]) -> list[str]:
         return self.expand(self.manifest.command, options)
