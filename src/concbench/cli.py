@@ -214,7 +214,7 @@ def doctor():
             missing += not usable
             hint = "" if usable else f"  ({rt.install_hint(mech.packages)})"
             console.print(f"{'[green]ok[/]     ' if usable else '[red]missing[/]'} "
-                          f"{rt.name + '/' + name:<16} {' '.join(mech.requires)}{hint}")
+                          f"{rt.name + '/' + name:<16} {' '.join(rt.expand(mech.requires))}{hint}")
     console.print(f"database: {paths.default_db()}")
     return 1 if missing else 0
 
