@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from concbench import store
+
 from conftest import assert_one_line_error, concbench
 
 
@@ -21,7 +23,7 @@ def records(env, run=None):
 
 
 def test_every_failure_is_classified_stored_and_the_run_goes_on(fake_env):
-    done = concbench("run", "--timeout", "2", "--trials", "2", env=fake_env)
+    done = concbench("run", "-w", "triangle", "--timeout", "2", "--trials", "2", env=fake_env)
     assert done.returncode == 1
     assert "Traceback" not in done.stdout + done.stderr
     statuses = {}
@@ -39,7 +41,8 @@ def test_every_failure_is_classified_stored_and_the_run_goes_on(fake_env):
 
 
 def test_a_json_record_per_trial_with_every_figure(fake_env):
-    concbench("run", "-m", "honest,liar", "--warmup", "1", "--runs", "2", "-p", "n=3", env=fake_env)
+    concbench("run", "-w", "triangle", "-m", "honest,liar", "--warmup", "1", "--runs", "2", "-p", "n=3",
+              env=fake_env)
     rows = records(fake_env)
     assert len(rows) == 6
     honest = next(r for r in rows if r["mechanism"] == "honest")
@@ -52,15 +55,25 @@ def test_a_json_record_per_trial_with_every_figure(fake_env):
 
 
 def test_the_verified_row_is_in_the_seed_format(fake_env):
-    done = concbench("run", "-m", "honest", "--profile", "smoke", env=fake_env)
+    done = concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=fake_env)
     assert done.returncode == 0, done.stderr
     assert "user     system      total        real    ratio" in done.stdout
     row = next(line for line in done.stdout.splitlines() if line.startswith("fake/honest"))
     assert "(  0.000001)    x1.00" in row and row.endswith("1/1")
 
 
+def test_a_rate_workload_is_checked_against_its_own_count_and_printed_as_executions(fake_env):
+    done = concbench("run", "-w", "ticks", "-m", "honest,liar", "--profile", "smoke", env=fake_env)
+    assert done.returncode == 1
+    assert "fake/honest:            30 executions in 0.0000 seconds    30.000M    x1.00" in done.stdout
+    assert "fake/liar trial 1: INVALID: run 1: count = 29, expected 30" in done.stdout
+    honest, liar = sorted(records(fake_env), key=lambda r: r["mechanism"])
+    assert honest["status"] == "ok" and honest["expected"] == {"count": 30}
+    assert [run["ops"] for run in honest["runs"]] == [30] and liar["status"] == "invalid"
+
+
 def test_options_are_recorded(fake_env):
-    concbench("run", "-m", "honest", "-o", "loud", "--profile", "smoke", env=fake_env)
+    concbench("run", "-w", "triangle", "-m", "honest", "-o", "loud", "--profile", "smoke", env=fake_env)
     (row,) = records(fake_env)
     assert row["options"] == ["loud"] and row["runtime_info"]["flags"] == ["--loud"]
     assert "fake+loud/honest" in concbench("show", env=fake_env).stdout
@@ -76,7 +89,9 @@ def test_a_sweep_makes_a_table_per_value(fake_env):
     (["run", "-r", "nope"], ["unknown runtime 'nope'"]),
     (["run", "-m", "nope"], ["unknown mechanism 'nope'"]),
     (["run", "-p", "m=1"], ["unknown parameter 'm'"]),
-    (["run", "-p", "n=x"], ["--param 'n=x': values must be integers"]),
+    (["run", "-p", "n=x"], ["triangle: n=x is not an integer"]),
+    (["run", "-p", "n=1.5"], ["triangle: n=1.5 is not an integer"]),
+    (["run", "-p", "n="], ["--param 'n=': expected NAME=VALUE"]),
     (["run", "-p", "n=-1"], ["triangle: n=-1 is out of bounds [0, 1000000]"]),
     (["run", "-o", "nope"], ["unknown option 'nope'"]),
     (["run", "--trials", "-1"], ["--trials"]),
@@ -112,7 +127,7 @@ def test_list_shows_mechanisms_and_every_na_cell_with_its_reason(fake_env):
     done = concbench("list", env=fake_env)
     assert done.returncode == 0
     assert "fake/honest" in done.stdout and "option loud" in done.stdout
-    assert "triangle     fake/inexpressible n/a: this mechanism has no triangles" in done.stdout
+    assert "triangle        fake/inexpressible n/a: this mechanism has no triangles" in done.stdout
 
 
 def test_doctor_names_what_is_missing_and_how_to_install_it(fake_env):
@@ -122,7 +137,7 @@ def test_doctor_names_what_is_missing_and_how_to_install_it(fake_env):
 
 
 def test_interrupted_runs_keep_their_trials_and_resume(fake_env):
-    command = [sys.executable, "-m", "concbench", "run", "-m", "slow", "--trials", "6"]
+    command = [sys.executable, "-m", "concbench", "run", "-w", "triangle", "-m", "slow", "--trials", "6"]
     child = subprocess.Popen(command, env=fake_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
     db = fake_env["CONCBENCH_DB"]
@@ -148,3 +163,14 @@ def _stored(db):
             return connection.execute("SELECT count(*) FROM trials").fetchone()[0]
     except sqlite3.Error:
         return 0
+
+
+def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
+    old = tmp_path / "v1.db"
+    with sqlite3.connect(old) as connection:
+        schema = store.SCHEMA.replace("    ops INTEGER,                    -- rate workloads: operations the kit counted\n", "")
+        connection.executescript(schema + "PRAGMA user_version = 1;")
+        connection.execute("INSERT INTO runs VALUES (1, 'then', 'then', 'complete', '{\"profile\": \"smoke\"}', '{}')")
+    done = concbench("run", "-w", "ticks", "-m", "honest", "--profile", "smoke", "--db", old, env=fake_env)
+    assert done.returncode == 0, done.stderr
+    assert [r["runs"][0]["ops"] for r in records({**fake_env, "CONCBENCH_DB": str(old)})] == [30]

@@ -19,7 +19,25 @@ def process(stdout=b"", code=0, signal=None, timed_out=False, stderr=""):
 
 
 def judge(stdout=answer(), expected={"bytes": 6}, warmup=0, runs=1, **exit):
-    return verdict(process(stdout, **exit), parse(stdout), expected, warmup, runs)
+    return verdict(process(stdout, **exit), parse(stdout), lambda ops: expected, warmup, runs)
+
+
+RATE_RUN = {**RUN, "ops": 300, "result": {"count": 300}}
+
+
+def judge_rate(run, batch=100):
+    stdout = answer(runs=[run])
+    return verdict(process(stdout), parse(stdout), lambda ops: {"count": ops}, 0, 1, batch)
+
+
+def test_a_rate_run_is_checked_against_the_operations_it_counted():
+    assert judge_rate(RATE_RUN) == (Status.OK, "")
+    assert judge_rate({**RATE_RUN, "result": {"count": 299}}) == (
+        Status.INVALID, "run 1: count = 299, expected 300")
+    assert judge_rate({**RATE_RUN, "ops": 250, "result": {"count": 250}}) == (
+        Status.INVALID, "run 1: ops = 250, expected a positive multiple of batch = 100")
+    assert judge_rate({**RATE_RUN, "ops": 0, "result": {"count": 0}})[0] == Status.INVALID
+    assert judge_rate(RUN) == (Status.INVALID, "run 1: no ops counted by the rate loop")
 
 
 def test_only_the_last_line_is_the_answer():

@@ -52,21 +52,28 @@ def test_standard_is_the_seed_and_full_adds_the_mutex_io_scan():
 def test_sweeps_and_overrides(tmp_path):
     spec = load(tmp_path, GOOD)
     assert spec.param_sets("full", {}) == [{"n": 3}, {"n": 4}]
-    assert spec.param_sets("quick", {"n": [5, 6]}) == [{"n": 5}, {"n": 6}]
+    assert spec.param_sets("quick", {"n": ["5", "6"]}) == [{"n": 5}, {"n": 6}]
     with pytest.raises(UserError, match=r"n=0 is out of bounds \[1, 100\]"):
-        spec.param_sets("quick", {"n": [0]})
+        spec.param_sets("quick", {"n": ["0"]})
+    with pytest.raises(UserError, match=r"w: n=five is not an integer"):
+        spec.param_sets("quick", {"n": ["five"]})
 
 
 @pytest.mark.parametrize("text, message", [
     ("id = ", "malformed TOML"),
-    (GOOD.replace('total = "n * 2"', 'total = "m * 2"'), "expect.total: unknown parameter 'm'"),
+    (GOOD.replace('total = "n * 2"', 'total = "m * 2"'), "expect.total: 'm' is not an integer parameter"),
+    (GOOD.replace('total = "n * 2"', 'total = "ops"'), "expect.total: 'ops' is not an integer parameter"),
+    (GOOD.replace('total = "n * 2"', 'total = "print(n)"'), "the only calls allowed are lcg_first_above, lcg_sum"),
+    (GOOD.replace('type = "int"', 'type = "float"'), "expect.total: 'n' is not an integer parameter"),
+    (GOOD.replace('type = "int"', 'type = "choice"'), "a choice has `values` and no min or max"),
+    (GOOD.replace('id = "w"', 'id = "w"\nkind = "rate"'), "a rate workload has the float parameter 'seconds'"),
     (GOOD.replace('total = "n * 2"', 'total = "open(n)"'), "expect.total"),
     (GOOD.replace("quick = { n = 2 }", "quick = { n = 200 }"), "profiles.quick: n=200 is out of bounds"),
     (GOOD.replace("quick = { n = 2 }", "quick = { n = -1 }"), "profiles.quick: n=-1 is out of bounds"),
     (GOOD.replace("quick = { n = 2 }", "quick = { n = 'two' }"), "profiles.quick"),
     (GOOD.replace("quick = { n = 2 }", "quick = { n = 2, m = 1 }"), "unknown parameter 'm'"),
     (GOOD.replace("quick = { n = 2 }\n", ""), "no 'quick' profile"),
-    (GOOD.replace('type = "int"', 'type = "float"'), "params.n.type"),
+    (GOOD.replace('type = "int"', 'type = "complex"'), "params.n.type"),
     (GOOD + "colour = 'red'\n", "colour"),
 ])
 def test_malformed_specs_give_one_line(tmp_path, text, message):
@@ -82,12 +89,61 @@ def test_a_file_must_be_named_after_its_id(tmp_path, monkeypatch):
         workloads.load_all()
 
 
-@pytest.mark.parametrize("text, parsed", [("n=5", ("n", [5])), ("n=1,5,10", ("n", [1, 5, 10]))])
+@pytest.mark.parametrize("text, parsed", [("n=5", ("n", ["5"])), ("n=1, 5,10", ("n", ["1", "5", "10"]))])
 def test_parse_override(text, parsed):
     assert workloads.parse_override(text) == parsed
 
 
-@pytest.mark.parametrize("text", ["n", "n=", "=5", "n=five", "n=1.5"])
+@pytest.mark.parametrize("text", ["n", "n=", "=5", "n=1,,2"])
 def test_bad_overrides(text):
     with pytest.raises(UserError):
         workloads.parse_override(text)
+
+
+RATE = GOOD.replace('id = "w"', 'id = "w"\nkind = "rate"\nrate_format = "executions"').replace(
+    'total = "n * 2"', 'total = "ops * n"').replace("[expect]", """[params.seconds]
+type = "float"
+min = 0.001
+max = 60
+doc = "d"
+[params.batch]
+type = "int"
+min = 1
+max = 1000
+doc = "d"
+[params.mode]
+type = "choice"
+values = ["await", "forget"]
+doc = "d"
+[expect]""").replace("{ n = 1 }", "{ n = 1, seconds = 1, batch = 10, mode = 'await' }").replace(
+    "{ n = 2 }", "{ n = 2, seconds = 0.5, batch = 10, mode = ['await', 'forget'] }").replace(
+    "{ n = 3 }", "{ n = 3, seconds = 1.0, batch = 10, mode = 'await' }").replace(
+    "full = { n = [3, 4] }", "")
+
+
+def test_rate_workloads_have_typed_parameters_and_expect_in_terms_of_ops(tmp_path):
+    spec = load(tmp_path, RATE)
+    assert spec.param_sets("smoke", {}) == [{"n": 1, "seconds": 1.0, "batch": 10, "mode": "await"}]
+    assert [p["mode"] for p in spec.param_sets("quick", {})] == ["await", "forget"]
+    assert spec.param_sets("quick", {"seconds": ["0.25"], "mode": ["forget"]}) == [
+        {"n": 2, "seconds": 0.25, "batch": 10, "mode": "forget"}]
+    assert spec.expected({"n": 3, "seconds": 1.0, "batch": 10, "mode": "await"}, ops=500) == {"total": 1500}
+    for override, message in [({"mode": ["sometimes"]}, "mode=sometimes is not one of await, forget"),
+                              ({"seconds": ["soon"]}, "seconds=soon is not a number"),
+                              ({"seconds": ["0"]}, r"seconds=0.0 is out of bounds"),
+                              ({"seconds": ["nan"]}, "seconds=nan is out of bounds")]:
+        with pytest.raises(UserError, match=message):
+            spec.param_sets("quick", override)
+
+
+def test_the_lcg_is_the_catalogues():
+    from concbench import lcg
+    assert lcg.draws(5, -1_000_000, 1_000_000) == [-504598, -698294, -323747, -326028, -904719]
+    assert lcg.lcg_first_above(100, -1_000_000, 1_000_000, 100) == 5
+    assert lcg.lcg_sum(3, 0, 10) == sum(lcg.draws(3, 0, 10))
+
+
+def test_parameters_no_run_could_satisfy_are_bad_input():
+    shrink = workloads.load_all()["map-shrink"]
+    with pytest.raises(UserError, match="map-shrink: none of the first 3 draws"):
+        shrink.param_sets("smoke", {"cases": ["3"]})

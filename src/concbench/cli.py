@@ -13,7 +13,7 @@ from .errors import UserError
 from .plan import PROFILE_SETTINGS, Selection, make_plan
 from .progress import ProgressDisplay
 from .protocol import Status
-from .report import aggregate, records, terminal
+from .report import aggregate, diagnosis, records, terminal
 from .runner import execute
 from .store import Store
 
@@ -160,10 +160,14 @@ def _show(store: Store, run_id: int) -> int:
     except UserError:
         specs = {}  # the stored figures stand on their own; titles and baselines are extras
     console.print(terminal.run_header(run_info))
-    for table in aggregate.tables(trials, store.skipped(run_id), specs):
+    tables = aggregate.tables(trials, store.skipped(run_id), specs)
+    for table in tables:
         console.print()
         for line in terminal.render(table):
             console.print(line)
+    console.print()
+    for line in diagnosis.lines(tables):
+        console.print(line, markup=False)
     console.print()
     console.print(terminal.LEGEND, style="dim")
     failed = sum(t.status != Status.OK for t in trials)
@@ -178,8 +182,9 @@ def list_():
     specs, found = workloads.load_all(), runtimes.load_all()
     console.print("[bold]Workloads[/]  (concbench run -w ID; parameters at the quick profile)")
     for spec in specs.values():
-        quick = " ".join(f"{k}={v}" for k, v in spec.profiles["quick"].items())
-        console.print(f"  {spec.id:<12} {spec.title}: {quick}  [dim]({spec.origin})[/]")
+        quick = " ".join(f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"
+                         for k, v in spec.profiles["quick"].items())
+        console.print(f"  {spec.id:<15} {spec.title}: {quick}  [dim]({spec.origin})[/]", markup=True)
     console.print("\n[bold]Runtimes and mechanisms[/]  (concbench run -r NAME -m NAME)")
     for rt in found.values():
         console.print(f"  {rt.name:<12} {rt.manifest.summary}")
@@ -193,7 +198,7 @@ def list_():
             for mechanism in rt.manifest.mechanisms:
                 reason = rt.na_reason(spec.id, mechanism)
                 if reason:
-                    console.print(f"  {spec.id:<12} {rt.name + '/' + mechanism:<18} n/a: {reason}")
+                    console.print(f"  {spec.id:<15} {rt.name + '/' + mechanism:<18} n/a: {reason}")
 
 
 @cli.command()

@@ -1,8 +1,11 @@
-"""Integer arithmetic over named parameters, for the `[expect]` tables of
-workload specs: small enough to read, strict enough that a spec cannot run code."""
+"""Integer arithmetic over named values, for the `[expect]` tables of
+workload specs: small enough to read, strict enough that a spec cannot run
+code. The only calls allowed are to the functions a caller names (the
+catalogue's LCG, for workloads with random inputs)."""
 
 import ast
 import operator
+from typing import Callable
 
 _OPERATORS = {
     ast.Add: operator.add,
@@ -13,19 +16,26 @@ _OPERATORS = {
     ast.Pow: operator.pow,
 }
 
+Functions = dict[str, Callable[..., int]]
+
 
 class ExpressionError(ValueError):
     pass
 
 
-def names(source: str) -> set[str]:
-    """The parameter names an expression uses; raises ExpressionError if it is
-    not plain integer arithmetic."""
+def names(source: str, functions: Functions = {}) -> set[str]:
+    """The value names an expression uses; raises ExpressionError if it is
+    not plain integer arithmetic with calls of the given functions."""
     tree = _parse(source)
     used = set()
     for node in ast.walk(tree.body):
-        if isinstance(node, ast.Name):
-            used.add(node.id)
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name) or node.func.id not in functions or node.keywords:
+                raise ExpressionError(f"{source!r}: the only calls allowed are "
+                                      f"{', '.join(sorted(functions)) or 'none'}, with positional arguments")
+        elif isinstance(node, ast.Name):
+            if node.id not in functions:
+                used.add(node.id)
         elif not isinstance(node, (ast.BinOp, ast.Constant, ast.Load, ast.UnaryOp, ast.USub,
                                    *_OPERATORS)):
             raise ExpressionError(f"{source!r}: only integers, names and + - * // % ** are allowed")
@@ -34,9 +44,9 @@ def names(source: str) -> set[str]:
     return used
 
 
-def evaluate(source: str, values: dict[str, int]) -> int:
-    names(source)
-    return _eval(_parse(source).body, values)
+def evaluate(source: str, values: dict[str, int], functions: Functions = {}) -> int:
+    names(source, functions)
+    return _eval(_parse(source).body, values, functions)
 
 
 def _parse(source: str) -> ast.Expression:
@@ -46,11 +56,14 @@ def _parse(source: str) -> ast.Expression:
         raise ExpressionError(f"{source!r}: {e.msg}") from None
 
 
-def _eval(node: ast.AST, values: dict[str, int]) -> int:
+def _eval(node: ast.AST, values: dict[str, int], functions: Functions) -> int:
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Name):
         return values[node.id]
     if isinstance(node, ast.UnaryOp):
-        return -_eval(node.operand, values)
-    return _OPERATORS[type(node.op)](_eval(node.left, values), _eval(node.right, values))
+        return -_eval(node.operand, values, functions)
+    if isinstance(node, ast.Call):
+        return functions[node.func.id](*(_eval(a, values, functions) for a in node.args))
+    return _OPERATORS[type(node.op)](_eval(node.left, values, functions),
+                                     _eval(node.right, values, functions))

@@ -2,6 +2,7 @@
 
 import json
 from enum import StrEnum
+from typing import Callable
 
 import pydantic
 
@@ -30,6 +31,7 @@ class Run(_Answer):
     sys_ns: int = pydantic.Field(ge=0)
     units: int = pydantic.Field(ge=0)
     result: dict[str, int]
+    ops: int | None = pydantic.Field(default=None, ge=0)  # rate workloads: operations the kit counted
 
 
 class RuntimeInfo(_Answer):
@@ -74,9 +76,12 @@ def parse(stdout: bytes) -> Response | Refusal | str:
         return f"malformed answer: {first_error(e)}"
 
 
-def verdict(exit: Exit, answer: Response | Refusal | str, expected: dict[str, int],
-            warmup: int, runs: int) -> tuple[Status, str]:
-    """Classify a finished trial; the detail says what went wrong, in one line."""
+def verdict(exit: Exit, answer: Response | Refusal | str, expected: Callable[[int | None], dict[str, int]],
+            warmup: int, runs: int, batch: int | None = None) -> tuple[Status, str]:
+    """Classify a finished trial; the detail says what went wrong, in one line.
+    `expected` gives the result a run must report from the operations it
+    counted; `batch` is set for rate workloads, whose every run must count a
+    positive whole number of batches."""
     if exit.timed_out:
         return Status.TIMEOUT, "killed at its time limit"
     if exit.signal is not None:
@@ -90,10 +95,19 @@ def verdict(exit: Exit, answer: Response | Refusal | str, expected: dict[str, in
     if [r.warmup for r in answer.runs] != [True] * warmup + [False] * runs:
         return Status.INVALID, f"asked for {warmup} warm-up + {runs} runs, got {len(answer.runs)} runs in another order"
     for index, run in enumerate(answer.runs):
-        mismatch = compare(run.result, expected)
+        mismatch = _bad_count(run.ops, batch) if batch else ""
+        mismatch = mismatch or compare(run.result, expected(run.ops))
         if mismatch:
             return Status.INVALID, f"run {index + 1}: {mismatch}"
     return Status.OK, ""
+
+
+def _bad_count(ops: int | None, batch: int) -> str:
+    if ops is None:
+        return "no ops counted by the rate loop"
+    if ops <= 0 or ops % batch:
+        return f"ops = {ops}, expected a positive multiple of batch = {batch}"
+    return ""
 
 
 def compare(result: dict[str, int], expected: dict[str, int]) -> str:

@@ -12,7 +12,7 @@ class CellKey:
     workload: str
     runtime: str
     mechanism: str
-    params: tuple[tuple[str, int], ...]
+    params: tuple[tuple[str, int | float | str], ...]
     options: tuple[str, ...] = ()
 
     @property
@@ -38,6 +38,7 @@ class Sample:
     sys_ns: int
     units: int
     result: dict[str, int]
+    ops: int | None = None   # rate workloads: operations the kit's loop counted
 
 
 @dataclass(frozen=True)

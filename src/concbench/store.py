@@ -11,7 +11,12 @@ from .errors import UserError
 from .protocol import Status
 from .records import CellKey, Sample, Skipped, TrialRecord
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+# What turns a database of each older schema into the next one.
+MIGRATIONS = {
+    1: "ALTER TABLE samples ADD COLUMN ops INTEGER;",  # rate workloads
+}
 
 SCHEMA = """
 CREATE TABLE runs (
@@ -41,6 +46,7 @@ CREATE TABLE samples (
     warmup INTEGER NOT NULL,
     wall_ns INTEGER NOT NULL, user_ns INTEGER NOT NULL, sys_ns INTEGER NOT NULL,
     units INTEGER NOT NULL, result TEXT NOT NULL,
+    ops INTEGER,                    -- rate workloads: operations the kit counted
     PRIMARY KEY (trial_id, idx)
 );
 CREATE TABLE skipped (
@@ -77,11 +83,14 @@ class Store:
 
     def _migrate(self) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        if version == SCHEMA_VERSION:
+        if version == 0 and not self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            self.db.executescript(f"BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
             return
-        if version != 0 or self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        if version not in MIGRATIONS and version != SCHEMA_VERSION:
             raise UserError(f"database {self.path}: not a concbench database of schema {SCHEMA_VERSION}")
-        self.db.executescript(f"BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+        while version < SCHEMA_VERSION:
+            self.db.executescript(f"BEGIN; {MIGRATIONS[version]} PRAGMA user_version = {version + 1}; COMMIT;")
+            version += 1
 
     def _transaction(self):
         return _Transaction(self)
@@ -118,10 +127,10 @@ class Store:
                  t.sys_ns, t.maxrss_kb, t.tree_rss_kb, t.exit_code, t.signal,
                  json.dumps(t.runtime_info), t.stderr, _now()))
             self.db.executemany(
-                """INSERT INTO samples (trial_id, idx, warmup, wall_ns, user_ns, sys_ns, units, result)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+                """INSERT INTO samples (trial_id, idx, warmup, wall_ns, user_ns, sys_ns, units, result, ops)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 [(cursor.lastrowid, i, s.warmup, s.wall_ns, s.user_ns, s.sys_ns, s.units,
-                  json.dumps(s.result)) for i, s in enumerate(t.samples)])
+                  json.dumps(s.result), s.ops) for i, s in enumerate(t.samples)])
 
     def runs(self) -> list[RunInfo]:
         rows = self.db.execute("SELECT id, started, finished, state, request, environment "
@@ -143,11 +152,11 @@ class Store:
     def trials(self, run_id: int) -> list[TrialRecord]:
         samples: dict[int, list[Sample]] = {}
         for row in self.db.execute(
-                """SELECT s.trial_id, s.warmup, s.wall_ns, s.user_ns, s.sys_ns, s.units, s.result
+                """SELECT s.trial_id, s.warmup, s.wall_ns, s.user_ns, s.sys_ns, s.units, s.result, s.ops
                    FROM samples s JOIN trials t ON t.id = s.trial_id
                    WHERE t.run_id = ? ORDER BY s.trial_id, s.idx""", (run_id,)):
             samples.setdefault(row[0], []).append(
-                Sample(bool(row[1]), row[2], row[3], row[4], row[5], json.loads(row[6])))
+                Sample(bool(row[1]), row[2], row[3], row[4], row[5], json.loads(row[6]), row[7]))
         records = []
         for row in self.db.execute(
                 """SELECT id, workload, runtime, mechanism, options, params, trial, status, detail,

@@ -1,5 +1,6 @@
-"""Workload specs (workloads/<id>.toml): parameters with bounds, values per
-profile, and the expected result, computed here from the parameters."""
+"""Workload specs (workloads/<id>.toml): parameters with types and bounds,
+values per profile, and the expected result, computed here from the
+parameters (and, for rate workloads, from the operations a run counted)."""
 
 import itertools
 from pathlib import Path
@@ -7,24 +8,61 @@ from typing import Literal
 
 import pydantic
 
-from . import expr, paths
+from . import expr, lcg, paths
 from .errors import UserError
 from .spec import Strict, load_toml
 
 PROFILES = ("smoke", "quick", "standard", "full")
 
-Params = dict[str, int]
+Value = int | float | str
+Params = dict[str, Value]
+
+# What `[expect]` may call: the catalogue's portable random inputs.
+FUNCTIONS: expr.Functions = {"lcg_sum": lcg.lcg_sum, "lcg_first_above": lcg.lcg_first_above}
+
+# A rate workload's expectations may name the operations its run counted.
+OPS = "ops"
 
 
 class Param(Strict):
-    type: Literal["int"]
-    min: int
-    max: int
+    type: Literal["int", "float", "choice"]
+    min: int | float | None = None   # int and float
+    max: int | float | None = None
+    values: list[str] | None = None  # choice
     doc: str
 
-    def check(self, name: str, value: int) -> None:
+    @pydantic.model_validator(mode="after")
+    def _complete(self):
+        if self.type == "choice":
+            if not self.values or self.min is not None or self.max is not None:
+                raise ValueError("a choice has `values` and no min or max")
+        elif self.min is None or self.max is None or self.values is not None:
+            raise ValueError(f"an {self.type} has `min` and `max` and no values")
+        return self
+
+    def coerce(self, name: str, value: Value) -> Value:
+        """The value as this parameter's type, within its bounds; ValueError if not."""
+        if self.type == "choice":
+            if value not in self.values:
+                raise ValueError(f"{name}={value} is not one of {', '.join(self.values)}")
+            return value
+        if self.type == "int" and (type(value) is not int):
+            raise ValueError(f"{name}={value} is not an integer")
+        if self.type == "float":
+            if type(value) not in (int, float):
+                raise ValueError(f"{name}={value} is not a number")
+            value = float(value)
         if not self.min <= value <= self.max:
             raise ValueError(f"{name}={value} is out of bounds [{self.min}, {self.max}]")
+        return value
+
+    def parse(self, name: str, text: str) -> Value:
+        """A value given on the command line."""
+        try:
+            value = {"int": int, "float": float, "choice": str}[self.type](text)
+        except ValueError:
+            raise ValueError(f"{name}={text} is not {'an integer' if self.type == 'int' else 'a number'}") from None
+        return self.coerce(name, value)
 
 
 class Workload(Strict):
@@ -33,20 +71,39 @@ class Workload(Strict):
     summary: str
     origin: str
     baseline: str
+    # fixed: one run does the whole job; rate: the kit repeats a step of
+    # `batch` operations until `seconds` have passed, and reports the count.
+    kind: Literal["fixed", "rate"] = "fixed"
+    # How a rate workload's table reads: Concurrently's "N executions in S
+    # seconds", or benchmark-ips's "R (± P%) i/s".
+    rate_format: Literal["executions", "ips"] | None = None
+    # The kind of work it stands for, if it takes part in the diagnosis of
+    # which mechanism wins for which work.
+    work: str | None = None
     params: dict[str, Param]
     expect: dict[str, str]
     # A list of values is a sweep: one cell per value.
-    profiles: dict[Literal[PROFILES], dict[str, int | list[int]]]
+    profiles: dict[Literal[PROFILES], dict[str, Value | list[Value]]]
 
     @pydantic.model_validator(mode="after")
     def _consistent(self):
+        if self.kind == "rate":
+            for name, kind in (("seconds", "float"), ("batch", "int")):
+                if name not in self.params or self.params[name].type != kind:
+                    raise ValueError(f"a rate workload has the {kind} parameter {name!r}")
+            if not self.rate_format:
+                raise ValueError("a rate workload has a rate_format")
+        countable = {name for name, p in self.params.items() if p.type == "int"}
+        if self.kind == "rate":
+            countable.add(OPS)
         for key, source in self.expect.items():
             try:
-                unknown = expr.names(source) - set(self.params)
+                unknown = expr.names(source, FUNCTIONS) - countable
             except expr.ExpressionError as e:
                 raise ValueError(f"expect.{key}: {e}") from None
             if unknown:
-                raise ValueError(f"expect.{key}: unknown parameter {sorted(unknown)[0]!r}")
+                raise ValueError(f"expect.{key}: {sorted(unknown)[0]!r} is not an integer parameter"
+                                 + (" or ops" if self.kind == "rate" else ""))
         missing = [p for p in ("smoke", "quick", "standard") if p not in self.profiles]
         if missing:
             raise ValueError(f"profiles: no {missing[0]!r} profile")
@@ -58,48 +115,53 @@ class Workload(Strict):
                     raise ValueError(f"profiles.{profile}: {e}") from None
         return self
 
-    def validate_params(self, params: Params) -> None:
+    def validate_params(self, params: Params) -> Params:
+        """The parameters, each as its type; ValueError if one is missing, unknown or out of bounds."""
         unknown = set(params) - set(self.params)
         if unknown:
             raise ValueError(f"unknown parameter {sorted(unknown)[0]!r} (has: {', '.join(self.params)})")
-        for name, spec in self.params.items():
-            if name not in params:
-                raise ValueError(f"parameter {name!r} has no value")
-            spec.check(name, params[name])
+        missing = [name for name in self.params if name not in params]
+        if missing:
+            raise ValueError(f"parameter {missing[0]!r} has no value")
+        return {name: spec.coerce(name, params[name]) for name, spec in self.params.items()}
 
-    def param_sets(self, profile: str, overrides: dict[str, list[int]]) -> list[Params]:
-        """Every parameter set of a profile with the user's overrides, sweeps expanded."""
+    def param_sets(self, profile: str, overrides: dict[str, list[str]]) -> list[Params]:
+        """Every parameter set of a profile with the user's overrides (command-line
+        text), sweeps expanded."""
         values = dict(self.profiles.get(profile) or self.profiles["standard"])
-        for name, override in overrides.items():
-            if name in self.params:
-                values[name] = override
-        sets = _expand(values)
-        for params in sets:
-            try:
-                self.validate_params(params)
-            except ValueError as e:
-                raise UserError(f"{self.id}: {e}") from None
-        return sets
+        try:
+            for name, texts in overrides.items():
+                if name in self.params:
+                    values[name] = [self.params[name].parse(name, t) for t in texts]
+            sets = [self.validate_params(params) for params in _expand(values)]
+            for params in sets:  # parameters no run could satisfy are bad input, found now
+                self.expected(params, 0 if self.kind == "rate" else None)
+            return sets
+        except (ValueError, ArithmeticError) as e:
+            raise UserError(f"{self.id}: {e}") from None
 
-    def expected(self, params: Params) -> dict[str, int]:
-        return {key: expr.evaluate(source, params) for key, source in self.expect.items()}
+    def expected(self, params: Params, ops: int | None = None) -> dict[str, int]:
+        """The result a run must report; a rate workload's depends on its ops."""
+        values = {k: v for k, v in params.items() if type(v) is int}
+        if ops is not None:
+            values[OPS] = ops
+        return {key: expr.evaluate(source, values, FUNCTIONS) for key, source in self.expect.items()}
 
 
-def _expand(values: dict[str, int | list[int]]) -> list[Params]:
+def _expand(values: dict[str, Value | list[Value]]) -> list[Params]:
     names = list(values)
     axes = [v if isinstance(v, list) else [v] for v in values.values()]
     return [dict(zip(names, combination)) for combination in itertools.product(*axes)]
 
 
-def parse_override(text: str) -> tuple[str, list[int]]:
-    """'groups=1,5,10' -> ('groups', [1, 5, 10])."""
+def parse_override(text: str) -> tuple[str, list[str]]:
+    """'groups=1,5,10' -> ('groups', ['1', '5', '10']); each workload converts
+    the values to its parameter's type."""
     name, sep, value = text.partition("=")
-    if not sep or not name.strip() or not value.strip():
+    values = [v.strip() for v in value.split(",")]
+    if not sep or not name.strip() or not all(values):
         raise UserError(f"--param {text!r}: expected NAME=VALUE or NAME=V1,V2,...")
-    try:
-        return name.strip(), [int(v) for v in value.split(",")]
-    except ValueError:
-        raise UserError(f"--param {text!r}: values must be integers") from None
+    return name.strip(), values
 
 
 def load_all() -> dict[str, Workload]:

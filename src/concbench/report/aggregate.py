@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..protocol import Status
-from ..records import CellKey, Skipped, TrialRecord
+from ..records import CellKey, Sample, Skipped, TrialRecord
 from ..stats import Summary, summarize
 from ..workloads import Workload
 
@@ -40,6 +40,21 @@ class CellResult:
         return self._timed(lambda s: s.user_ns + s.sys_ns)
 
     @cached_property
+    def rate(self) -> Summary | None:
+        """Operations per second of the timed runs of verified trials (rate workloads)."""
+        return summarize(s.ops / s.wall_ns * 1e9 for s in self.rated_runs)
+
+    @cached_property
+    def median_run(self) -> Sample | None:
+        """The timed run whose rate is the median (the lower one of an even count)."""
+        runs = sorted(self.rated_runs, key=lambda s: s.ops / s.wall_ns)
+        return runs[(len(runs) - 1) // 2] if runs else None
+
+    @property
+    def rated_runs(self) -> list[Sample]:
+        return [s for t in self.verified for s in t.timed if s.ops and s.wall_ns]
+
+    @cached_property
     def memory_kb(self) -> Summary | None:
         return summarize(t.peak_kb for t in self.verified if t.peak_kb is not None)
 
@@ -65,11 +80,18 @@ class Table:
     rows: tuple[CellResult, ...]
     skipped: tuple[Skipped, ...]
     baseline: CellResult | None
+    rate_format: str | None = None   # set for rate workloads: "executions" or "ips"
+    work: str | None = None          # the kind of work, for the diagnosis
+
+    def figure(self, cell: CellResult) -> Summary | None:
+        """What ranks the rows: ops/s for a rate workload, else real time."""
+        return cell.rate if self.rate_format else cell.real
 
     def ratio(self, cell: CellResult) -> float | None:
-        if self.baseline is None or self.baseline.real is None or cell.real is None:
-            return None
-        return cell.real.median / self.baseline.real.median
+        """real / real of the baseline; for a rate workload, ops/s / ops/s of the baseline."""
+        mine = self.figure(cell)
+        theirs = self.figure(self.baseline) if self.baseline else None
+        return mine.median / theirs.median if mine and theirs else None
 
 
 def tables(trials: list[TrialRecord], skipped: list[Skipped],
@@ -87,9 +109,11 @@ def tables(trials: list[TrialRecord], skipped: list[Skipped],
         baseline = next((r for r in rows if spec and r.key.row == spec.baseline), None)
         if baseline is None:  # not in this run: compare with the first row that has figures
             baseline = next((r for r in rows if r.real is not None), None)
+        rate_format = spec.rate_format if spec else ("executions" if any(r.rate for r in rows) else None)
         # The baseline, then its runtime's other rows, then the rest, each in plan order.
         ordered = sorted(rows, key=lambda r: (r is not baseline, r.key.runtime != baseline.key.runtime)) \
             if baseline else rows
         result.append(Table(workload, spec.title if spec else workload, params, tuple(ordered),
-                            tuple(s for s in skipped if s.workload == workload), baseline))
+                            tuple(s for s in skipped if s.workload == workload), baseline,
+                            rate_format, spec.work if spec else None))
     return result

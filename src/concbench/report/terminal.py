@@ -2,9 +2,13 @@
 user, system, total and (real), then ratio), with the figures none of the
 seeds had: spread, peak memory, units and how many trials verified."""
 
+from dataclasses import dataclass
+from typing import Callable
+
 from rich.text import Text
 
 from ..protocol import Status
+from ..stats import Summary
 from ..store import RunInfo
 from .aggregate import CellResult, Table
 
@@ -12,6 +16,8 @@ LEGEND = (
     "user, system, total, (real): medians in seconds over the timed runs of verified trials,\n"
     "measured by the kit around the work only; ratio: real / real of the first row (the baseline);\n"
     "spread: coefficient of variation of real; memory: median peak RSS per trial process (wait4),\n"
+    "rate workloads (executions, i/s): the median run's count and time, median ops/s with the\n"
+    "coefficient of variation across runs, ratio: ops/s / ops/s of the first row (higher is faster);\n"
     "* = the whole process tree (the parent's peak + each child's private memory); units: threads,\n"
     "fibers, processes or ractors created per run; trials: verified / run. A trial that is not\n"
     "verified never enters a figure."
@@ -30,33 +36,91 @@ def run_header(run: RunInfo) -> Text:
 
 def render(table: Table) -> list[Text]:
     width = max([len(r.key.row) for r in table.rows] + [len(s.row) for s in table.skipped] + [12])
-    header = (f"{'':<{width}}       user     system      total        real    ratio"
-              f"   spread     memory   units  trials")
+    layout = LAYOUTS[table.rate_format]
+    header = layout.header(width)
     lines = [Text(f"{table.title} ({table.workload}): {table.params}", style="bold"),
-             Text(header, style="dim")]
-    lines += [_row(table, cell, width) for cell in table.rows]
+             Text(header + ("    ratio   spread" if layout.spread else "    ratio") + _TAIL_HEADER,
+                  style="dim")]
+    for cell in table.rows:
+        label = layout.label(cell.key.row, width)
+        if table.figure(cell) is None:
+            lines.append(Text.assemble(label, " " * (len(header) - len(label)),
+                                       ("no verified trial", "red"), "  ", _check(cell)))
+        else:
+            spread = _spread(layout.spread(cell)) if layout.spread else ""
+            lines.append(Text.assemble(label, layout.figures(cell), _ratio(table.ratio(cell)),
+                                       spread, _tail(cell)))
     lines += [Text(f"{s.row:<{width}}  {s.kind}: {s.reason}", style="dim") for s in table.skipped]
     lines += [line for cell in table.rows for line in _failures(cell)]
     return lines
 
 
-def _row(table: Table, cell: CellResult, width: int) -> Text:
-    label = f"{cell.key.row:<{width}}"
-    check = _check(cell)
-    if cell.real is None:
-        return Text.assemble(label, " " * 48, ("no verified trial", "red"), "  ", check)
-    ratio = table.ratio(cell)
+@dataclass(frozen=True)
+class Layout:
+    """How a table's rows start: the header over the figures, the row label, the figures."""
+    header: Callable[[int], str]
+    label: Callable[[str, int], str]
+    figures: Callable[[CellResult], str]
+    spread: Callable[[CellResult], Summary] | None  # the figure whose spread follows the ratio
+
+
+def _benchmark(cell: CellResult) -> str:
+    return (f" {cell.user.median:10.6f} {cell.system.median:10.6f} {cell.total.median:10.6f} "
+            f"({cell.real.median:10.6f})")
+
+
+def _executions(cell: CellResult) -> str:
+    run = cell.median_run
+    return (f" {run.ops:>12} executions in {run.wall_ns / 1e9:.4f} seconds"
+            f" {_si(cell.rate.median):>10}")
+
+
+def _ips(cell: CellResult) -> str:
+    rate, runs = cell.rate, cell.rated_runs
+    spread = f"(± {rate.cv * 100:4.1f}%)" if rate.n > 1 else "(     - )"
+    return (f" {_si(rate.median):>10} {spread} i/s - {_si(sum(s.ops for s in runs)):>10} "
+            f"in {sum(s.wall_ns for s in runs) / 1e9:11.6f}s")
+
+
+LAYOUTS = {
+    # Ruby's Benchmark, as the UringMachine seed prints it.
+    None: Layout(lambda w: f"{'':<{w}}       user     system      total        real",
+                 lambda row, w: f"{row:<{w}}", _benchmark, lambda cell: cell.real),
+    # Concurrently's "proc.call:   11048400 executions in 1.0000 seconds", then ops/s.
+    "executions": Layout(lambda w: f"{'':<{w + 1}}{'':>42}{'ops/s':>11}",
+                         lambda row, w: f"{row + ':':<{w + 1}}", _executions, lambda cell: cell.rate),
+    # benchmark-ips, as the Pbt seed prints it: "39.273 (± 2.5%) i/s - 198.000 in 5.042910s".
+    "ips": Layout(lambda w: f"{'':<{w}}{'':>56}", lambda row, w: f"{row:>{w}}", _ips, None),
+}
+
+
+_TAIL_HEADER = "     memory   units  trials"
+
+
+def _spread(summary) -> str:
+    return f"   ±{summary.cv * 100:4.1f}%" if summary.n > 1 else f"{'-':>9}"
+
+
+def _ratio(ratio: float | None) -> str:
+    return f"{'x' + format(ratio, '.2f'):>9}" if ratio is not None else f"{'-':>9}"
+
+
+def _tail(cell: CellResult) -> Text:
     memory = cell.memory_kb
     return Text.assemble(
-        f"{label} {cell.user.median:10.6f} {cell.system.median:10.6f} {cell.total.median:10.6f} "
-        f"({cell.real.median:10.6f})",
-        f"{'x' + format(ratio, '.2f'):>9}" if ratio is not None else f"{'-':>9}",
-        f"   ±{cell.real.cv * 100:4.1f}%" if cell.real.n > 1 else f"{'-':>9}",
         f"  {memory.median / 1024:7.1f} MB" if memory else "          -",
         "*" if cell.memory_is_tree else " ",
         f"{_units(cell.units):>7}  ",
-        check,
+        _check(cell),
     )
+
+
+def _si(value: float) -> str:
+    """A count the way benchmark-ips prints it: 7.765, 1.534k, 11.049M."""
+    for factor, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if value >= factor:
+            return f"{value / factor:.3f}{suffix}"
+    return f"{value:.3f}"
 
 
 def _check(cell: CellResult) -> Text:

@@ -1,0 +1,86 @@
+"""The Pbt seed's "Diagnosis", computed from a run instead of written by hand:
+for each kind of work, which mechanism wins and by how much, and where
+concurrency does not pay.
+
+A mechanism beats another only when every timed run of it was faster than
+every timed run of the other: with a handful of runs on a noisy machine,
+anything less is not a ranking. Medians say by how much."""
+
+from dataclasses import dataclass
+
+from .aggregate import CellResult, Table
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One kind of work: its table, the rows with figures best first, and the winner."""
+    table: Table
+    ranked: tuple[CellResult, ...]
+    winner: CellResult | None  # None: the best is not clear of the baseline
+
+    @property
+    def pays(self) -> bool:
+        """Some concurrent mechanism clearly beats the sequential baseline."""
+        return self.winner is not None and self.winner is not self.table.baseline
+
+
+def verdicts(tables: list[Table]) -> list[Verdict]:
+    """A verdict for every rate table of a kind of work whose baseline has figures."""
+    found = []
+    for table in tables:
+        if not (table.work and table.rate_format and table.baseline and table.baseline.rate):
+            continue
+        ranked = tuple(sorted((r for r in table.rows if r.rate), key=lambda r: r.rate.median, reverse=True))
+        best, base = ranked[0], table.baseline
+        winner = base if best is base else best if _beats(best, base) else None
+        found.append(Verdict(table, ranked, winner))
+    return found
+
+
+def _beats(a: CellResult, b: CellResult) -> bool:
+    return a.rate.min > b.rate.max
+
+
+def lines(tables: list[Table]) -> list[str]:
+    """The diagnosis as text: one paragraph per kind of work, then the summary."""
+    found = verdicts(tables)
+    if not found:
+        return []
+    out = ["Diagnosis (computed from this run; a mechanism wins only if all its timed runs "
+           "beat all of the other's):"]
+    out += [f"- {_paragraph(v)}" for v in found]
+    out.append(_summary(found))
+    return out
+
+
+def _paragraph(v: Verdict) -> str:
+    table, base = v.table, v.table.baseline
+    where = f"{table.work} ({table.workload} {table.params})"
+    others = ", ".join(f"{r.key.row} x{table.ratio(r):.2f}" for r in v.ranked if r is not base)
+    if v.winner is base:
+        level = [r.key.row for r in v.ranked[1:] if not _beats(base, r)]
+        verb = f"is level with {', '.join(level)} within the noise" if level else "wins"
+        return (f"{where}: {base.key.row} {verb}; the others reach {others} of its speed. "
+                "Concurrency does not pay.")
+    best = v.ranked[0]
+    if v.winner is None:
+        return (f"{where}: no mechanism is clear of {base.key.row}; the best, {best.key.row}, "
+                f"is x{table.ratio(best):.2f} with overlapping runs. Concurrency does not pay here.")
+    rest = ", ".join(f"{r.key.row} x{table.ratio(r):.2f}" for r in v.ranked if r not in (best, base))
+    return (f"{where}: {best.key.row} wins at x{table.ratio(best):.2f} the speed of {base.key.row}"
+            + (f"; then {rest}." if rest else "."))
+
+
+def _summary(found: list[Verdict]) -> str:
+    paying = [f"{v.table.work} ({v.winner.key.row})" for v in found if v.pays]
+    not_paying = sorted({v.table.work for v in found if not v.pays})
+    winners = {v.winner.key.row for v in found if v.winner}
+    mechanisms = dict.fromkeys(r.key.row for v in found for r in v.ranked)
+    never = [m for m in mechanisms if m not in winners]
+    parts = [f"Concurrency pays for {', '.join(paying)}" if paying else "Concurrency pays for no kind of work here"]
+    if not_paying:
+        parts.append(f"it does not pay for {', '.join(not_paying)}")
+    summary = "; ".join(parts) + "."
+    if never:
+        summary += f" {', '.join(never)} win{'s' if len(never) == 1 else ''} in no case."
+    return summary

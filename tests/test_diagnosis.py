@@ -1,0 +1,52 @@
+"""The diagnosis is derived from the figures of a run, never written by hand."""
+
+from concbench.protocol import Status
+from concbench.records import CellKey, Sample, TrialRecord
+from concbench.report import aggregate, diagnosis
+from concbench.workloads import load_all
+
+SPECS = load_all()
+
+
+def trials(workload, rates):
+    """Verified trials of one second each whose runs made the given ops/s, per mechanism."""
+    made = []
+    for mechanism, per_run in rates.items():
+        key = CellKey(workload, "ruby", mechanism, (("cases", 100),))
+        for index, rate in enumerate(per_run):
+            sample = Sample(False, 1_000_000_000, 1, 1, 1, {}, rate)
+            made.append(TrialRecord(key, index, Status.OK, "", {}, samples=(sample,)))
+    return made
+
+
+def diagnose(**workloads):
+    records = [t for workload, rates in workloads.items() for t in trials(workload.replace("_", "-"), rates)]
+    return diagnosis.lines(aggregate.tables(records, [], SPECS))
+
+
+def test_the_pbt_seeds_pattern_is_found():
+    lines = diagnose(
+        map_trivial={"none": [1500, 1540, 1560], "thread": [1000, 1030, 1100], "ractor": [70, 73, 75]},
+        map_cpu={"none": [7, 8, 8], "thread": [7, 8, 8], "ractor": [38, 39, 40]})
+    assert lines[1] == ("- trivial work (map-trivial cases=100): ruby/none wins; the others reach "
+                        "ruby/thread x0.67, ruby/ractor x0.05 of its speed. Concurrency does not pay.")
+    assert lines[2] == ("- CPU-bound work (map-cpu cases=100): ruby/ractor wins at x4.88 the speed of "
+                        "ruby/none; then ruby/thread x1.00.")
+    assert lines[3] == ("Concurrency pays for CPU-bound work (ruby/ractor); it does not pay for trivial work. "
+                        "ruby/thread wins in no case.")
+
+
+def test_a_lead_inside_the_noise_is_no_win():
+    lines = diagnose(map_io={"none": [100, 150, 200], "thread": [190, 210, 230]})
+    assert "no mechanism is clear of ruby/none; the best, ruby/thread, is x1.40" in lines[1]
+    assert lines[2] == ("Concurrency pays for no kind of work here; it does not pay for I/O-bound work. "
+                        "ruby/thread, ruby/none win in no case.")
+
+
+def test_a_baseline_level_with_another_does_not_claim_to_win():
+    lines = diagnose(map_io={"none": [200, 220, 240], "thread": [190, 210, 230]})
+    assert "ruby/none is level with ruby/thread within the noise" in lines[1]
+
+
+def test_workloads_without_a_kind_of_work_are_not_diagnosed():
+    assert diagnose(invoke={"none": [1, 2, 3]}) == []
