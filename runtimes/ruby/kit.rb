@@ -1,10 +1,19 @@
 # The Ruby kit: one trial per process, as docs/protocol.md says. It reads the
 # request on stdin, runs Workloads::<Id>.<mechanism>(**params) warmup + runs
 # times and prints the response as the only line of stdout.
+#
+# A fixed workload's mechanism does the whole job and returns [result, units].
+# A rate workload's mechanism sets up, then yields one batch of operations (a
+# callable: the step) to the kit, which runs it until `seconds` have passed;
+# the mechanism then awaits what is outstanding and returns [result, units].
+# Yielding lets a mechanism keep the kit's loop inside its own context (a
+# fiber scheduler's reactor, say) while its setup stays outside the timing.
 require "json"
 
 module Kit
-  MECHANISMS = %w[thread fiber process ractor].freeze
+  MECHANISMS = %w[none raw_fiber thread fiber process ractor].freeze
+  # Parameters of the kit's rate loop, not of the mechanism.
+  LOOP_PARAMS = %i[seconds gc].freeze
 
   # A request the kit cannot serve: a clean refusal, not a failure.
   class Refusal < StandardError; end
@@ -19,6 +28,8 @@ module Kit
     # Returns the pid; the workload reaps it (wait below).
     def fork
       @forks += 1
+      @alive += 1
+      @most_alive = @alive if @alive > @most_alive
       path = File.join(@memory_dir, @forks.to_s)
       Process.fork do
         begin
@@ -36,6 +47,7 @@ module Kit
     def wait(pids)
       pids.each do |pid|
         _, status = Process.waitpid2(pid)
+        @alive -= 1
         raise "child #{pid} failed: #{status}" unless status.success?
       end
     end
@@ -70,12 +82,20 @@ module Kit
       @scratch = request.fetch("scratch")
       @memory_dir = File.join(@scratch, ".kit-memory")
       Dir.mkdir(@memory_dir)
-      @forks = 0
+      @forks = @alive = @most_alive = 0
       params = request.fetch("params").transform_keys(&:to_sym)
+      rate = request.fetch("kind", "fixed") == "rate"
+      loop_params = rate ? params.slice(*LOOP_PARAMS) : {}
+      params = params.except(*LOOP_PARAMS) if rate
+      @flags = []
+      if loop_params[:gc] == "off"
+        GC.disable # as the Concurrently seed does; recorded in the flags
+        @flags << "gc=off"
+      end
       warmup = request.fetch("warmup")
       largest_tree = nil
       runs = Array.new(warmup + request.fetch("runs")) do |i|
-        run = measure(impl, mechanism, params)
+        run = rate ? measure_rate(impl, mechanism, params, loop_params.fetch(:seconds)) : measure(impl, mechanism, params)
         largest_tree = [largest_tree || 0, collect_memory].max if @forks > 0
         run.merge(warmup: i < warmup)
       end
@@ -92,23 +112,56 @@ module Kit
     end
 
     def measure(impl, mechanism, params)
-      cpu0 = Process.times
-      t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+      start = clocks
       result, units = impl.public_send(mechanism, **params)
-      t1 = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
-      cpu1 = Process.times
-      { wall_ns: t1 - t0,
-        user_ns: ns(cpu1.utime + cpu1.cutime - cpu0.utime - cpu0.cutime),
-        sys_ns: ns(cpu1.stime + cpu1.cstime - cpu0.stime - cpu0.cstime),
-        units: units, result: result }
+      since(start).merge(units: units, result: result)
+    end
+
+    # The timed region starts when the mechanism yields its step and ends when
+    # it returns. The loop reads the clock once per batch and does nothing else,
+    # so that it costs almost nothing next to a bare hand-written loop
+    # (runtimes/ruby/fidelity.rb measures the difference).
+    def measure_rate(impl, mechanism, params, seconds)
+      start = nil
+      batches = 0
+      result, units = impl.public_send(mechanism, **params) do |step|
+        start = clocks
+        deadline = start.wall + ns(seconds)
+        begin
+          step.call
+          batches += 1
+        end while Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) < deadline
+      end
+      raise "the mechanism did not run the timed loop" unless start
+      since(start).merge(units: units, result: result, ops: batches * params.fetch(:batch))
+    end
+
+    Clocks = Struct.new(:wall, :cpu)
+
+    def clocks
+      cpu = Process.times
+      Clocks.new(Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond), cpu)
+    end
+
+    def since(start)
+      wall = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+      cpu = Process.times
+      { wall_ns: wall - start.wall,
+        user_ns: ns(cpu.utime + cpu.cutime - start.cpu.utime - start.cpu.cutime),
+        sys_ns: ns(cpu.stime + cpu.cstime - start.cpu.stime - start.cpu.cstime) }
     end
 
     def ns(seconds) = (seconds * 1e9).round
 
-    # The run's children's private memory, summed; their files removed for the next run.
+    # The private memory of the run's children, as many of the largest as were
+    # ever alive at once (a rate loop forks many in turn); their files are
+    # removed for the next run.
     def collect_memory
       files = Dir.children(@memory_dir).map { |name| File.join(@memory_dir, name) }
-      files.sum { |f| File.read(f).to_i }.tap { files.each { |f| File.delete(f) } }
+      largest = files.map { |f| File.read(f).to_i }.max(@most_alive)
+      files.each { |f| File.delete(f) }
+      @most_alive = 0
+      largest.sum
     end
 
     def private_kb
@@ -121,9 +174,9 @@ module Kit
 
     def runtime
       yjit = defined?(RubyVM::YJIT) && RubyVM::YJIT.enabled?
-      { name: "ruby", version: RUBY_VERSION, flags: yjit ? ["--yjit"] : [] }
+      { name: "ruby", version: RUBY_VERSION, flags: (yjit ? ["--yjit"] : []) + @flags }
     end
   end
 end
 
-Kit.main
+Kit.main if $PROGRAM_NAME == __FILE__
