@@ -3,9 +3,10 @@
 # times and prints the response as the only line of stdout.
 #
 # A fixed workload's mechanism does the whole job and returns [result, units].
-# A rate workload's mechanism sets up, then yields one batch of operations (a
-# callable: the step) to the kit, which runs it until `seconds` have passed;
-# the mechanism then awaits what is outstanding and returns [result, units].
+# A rate workload's mechanism sets up, then yields its operation (a callable
+# taking the operation's index in its batch) and optionally what ends a batch;
+# the kit runs batches of `batch` operations until `seconds` have passed; the
+# mechanism then awaits what is outstanding and returns [result, units].
 # Yielding lets a mechanism keep the kit's loop inside its own context (a
 # fiber scheduler's reactor, say) while its setup stays outside the timing.
 require "json"
@@ -117,23 +118,29 @@ module Kit
       since(start).merge(units: units, result: result)
     end
 
-    # The timed region starts when the mechanism yields its step and ends when
-    # it returns. The loop reads the clock once per batch and does nothing else,
-    # so that it costs almost nothing next to a bare hand-written loop
-    # (runtimes/ruby/fidelity.rb measures the difference).
+    # The timed region starts when the mechanism yields its operation and ends
+    # when it returns. The loop reads the clock once per batch and does nothing
+    # else, so that it costs almost nothing next to a bare hand-written loop
+    # (fidelity.rb measures the difference).
     def measure_rate(impl, mechanism, params, seconds)
+      batch = params.fetch(:batch)
       start = nil
       batches = 0
-      result, units = impl.public_send(mechanism, **params) do |step|
+      result, units = impl.public_send(mechanism, **params) do |operation, end_of_batch = nil|
         start = clocks
         deadline = start.wall + ns(seconds)
         begin
-          step.call
+          i = 0
+          while i < batch
+            operation.call(i)
+            i += 1
+          end
+          end_of_batch&.call
           batches += 1
         end while Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) < deadline
       end
       raise "the mechanism did not run the timed loop" unless start
-      since(start).merge(units: units, result: result, ops: batches * params.fetch(:batch))
+      since(start).merge(units: units, result: result, ops: batches * batch)
     end
 
     Clocks = Struct.new(:wall, :cpu)

@@ -71,7 +71,7 @@ class Workload(Strict):
     summary: str
     origin: str
     baseline: str
-    # fixed: one run does the whole job; rate: the kit repeats a step of
+    # fixed: one run does the whole job; rate: the kit repeats batches of
     # `batch` operations until `seconds` have passed, and reports the count.
     kind: Literal["fixed", "rate"] = "fixed"
     # How a rate workload's table reads: Concurrently's "N executions in S
