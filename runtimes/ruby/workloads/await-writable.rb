@@ -1,0 +1,5 @@
+require_relative "readiness"
+
+module Workloads
+  AwaitWritable = Readiness.new(:wait_writable, filled: false)
+end

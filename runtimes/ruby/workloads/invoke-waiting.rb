@@ -1,0 +1,5 @@
+require_relative "invocation"
+
+module Workloads
+  InvokeWaiting = Invocation.new(waits: true)
+end

@@ -1,0 +1,41 @@
+require "io/wait"
+
+module Workloads
+  # await-readable and await-writable: `batch` pipes are made before the
+  # timing; operation i of a batch awaits the readiness of pipe i, which is
+  # already ready (a byte waits in it, or it is empty): the cost of asking,
+  # not of waiting. Awaits are sequential, as in the seed. An await counts
+  # only when it reports readiness.
+  class Readiness
+    # wait: :wait_readable or :wait_writable; filled: each pipe holds a byte.
+    def initialize(wait, filled:)
+      @wait, @filled = wait, filled
+    end
+
+    # A thread waits in place: IO#wait_* polls the descriptor.
+    def thread(batch:, &loop)
+      with_pipes(batch) { |ios| [await(ios, &loop), 1] }
+    end
+
+    # A task awaits through the async gem's scheduler (its reactor's selector).
+    def fiber(batch:, &loop)
+      with_pipes(batch) { |ios| [Sync { await(ios, &loop) }, 1] }
+    end
+
+    private
+
+    def await(ios)
+      ready = 0
+      yield proc { |i| ready += 1 if ios[i].public_send(@wait) }
+      { count: ready }
+    end
+
+    def with_pipes(count)
+      pipes = Array.new(count) { IO.pipe }
+      pipes.each { |_, writer| writer.write("0") } if @filled
+      yield pipes.map { |reader, writer| @filled ? reader : writer }
+    ensure
+      pipes&.flatten&.each(&:close)
+    end
+  end
+end
