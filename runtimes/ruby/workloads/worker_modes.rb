@@ -1,0 +1,91 @@
+require "etc"
+require_relative "../lcg"
+
+module Workloads
+  # map-trivial, map-cpu, map-io and map-shrink: Pbt's worker modes (seed 001),
+  # done alike for every mechanism. One operation is one evaluation of the
+  # cases; every mode but none makes its units for each evaluation: `workers`
+  # of them (0: one per core), no more than there are cases (as Parallel.map,
+  # which Pbt calls, does), unit w of n evaluating the cases w, w + n, ...;
+  # the results are gathered in case order. Units are summed over the run.
+  #
+  # A workload module extends this and defines
+  #   setup(cases:, ...)         the cases' inputs, made before the timing;
+  #   evaluate(input)            one case: a module method, so that ractors can call it;
+  #   evaluation(inputs, total)  one operation: it maps lists of inputs to their
+  #                              results with the block, and adds its figures to total.
+  # The modes take `batch` only because the kit passes it on: it runs the batch.
+  module WorkerModes
+    # Pbt's worker: :none, the baseline: the cases in place, in order.
+    def none(workers:, batch:, **params, &kit)
+      [evaluations(params, kit) { |inputs| inputs.map { |x| evaluate(x) } }, 0]
+    end
+
+    def thread(workers:, batch:, **params, &kit)
+      striped(workers, params, kit, :value) { |inputs, w, n| Thread.new { evaluate_stripe(inputs, w, n) } }
+    end
+
+    # Tasks under the async gem: the kit's loop runs inside Sync's reactor.
+    def fiber(workers:, batch:, **params, &kit)
+      Sync do |task|
+        striped(workers, params, kit, :wait) { |inputs, w, n| task.async { evaluate_stripe(inputs, w, n) } }
+      end
+    end
+
+    def process(workers:, batch:, **params, &kit)
+      striped(workers, params, kit, :value) { |inputs, w, n| Forked.new { evaluate_stripe(inputs, w, n) } }
+    end
+
+    # A ractor reaches the workload's methods through the module, an argument.
+    def ractor(workers:, batch:, **params, &kit)
+      striped(workers, params, kit, :take) do |inputs, w, n|
+        Ractor.new(self, inputs, w, n) { |workload, *stripe| workload.evaluate_stripe(*stripe) }
+      end
+    end
+
+    # Unit w's share of n: the cases w, w + n, w + 2n, ... (public: ractors call it on the module)
+    def evaluate_stripe(inputs, w, n) = w.step(inputs.size - 1, n).map { |i| evaluate(inputs[i]) }
+
+    # A forked unit: its results come back Marshal'd through a pipe of its own.
+    class Forked
+      def initialize
+        @reader, writer = IO.pipe
+        @pid = Kit.fork { @reader.close; writer.write(Marshal.dump(yield)) }
+        writer.close # the child's is the only write end left: its exit ends the stream
+      end
+
+      def value
+        Marshal.load(@reader.read)
+      ensure
+        @reader.close
+        Kit.wait([@pid])
+      end
+    end
+
+    private
+
+    # The modes with units: the block starts unit w of n on the inputs;
+    # `await` is the method that returns its stripe's results.
+    def striped(workers, params, kit, await)
+      workers = Etc.nprocessors if workers.zero?
+      units = 0
+      total = evaluations(params, kit) do |inputs|
+        n = [workers, inputs.size].min
+        units += n
+        stripes = Array.new(n) { |w| yield inputs, w, n }.map(&await)
+        Array.new(inputs.size) { |i| stripes[i % n][i / n] }
+      end
+      [total, units]
+    end
+
+    # Makes the inputs (shareable: ractors take them without a copy), then
+    # hands the kit one evaluation per operation, `map` evaluating a list of
+    # inputs in order. Returns the figures summed over the run.
+    def evaluations(params, kit, &map)
+      inputs = Ractor.make_shareable(setup(**params))
+      total = Hash.new(0)
+      kit.call(proc { evaluation(inputs, total, &map) })
+      total
+    end
+  end
+end
