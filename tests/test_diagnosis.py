@@ -48,5 +48,13 @@ def test_a_baseline_level_with_another_does_not_claim_to_win():
     assert "ruby/none is level with ruby/thread within the noise" in lines[1]
 
 
+def test_mechanisms_level_with_the_best_share_the_win():
+    lines = diagnose(map_cpu={"none": [6, 6, 7], "process": [11, 12, 13], "ractor": [10, 11, 12],
+                              "thread": [5, 6, 7]})
+    assert lines[1] == ("- CPU-bound work (map-cpu cases=100): ruby/process and ruby/ractor win, level within "
+                        "the noise, at x2.00 and x1.83 the speed of ruby/none; then ruby/thread x1.00.")
+    assert lines[2] == "Concurrency pays for CPU-bound work (ruby/process, ruby/ractor). ruby/none, ruby/thread win in no case."
+
+
 def test_workloads_without_a_kind_of_work_are_not_diagnosed():
     assert diagnose(invoke={"none": [1, 2, 3]}) == []

@@ -13,15 +13,17 @@ from .aggregate import CellResult, Table
 
 @dataclass(frozen=True)
 class Verdict:
-    """One kind of work: its table, the rows with figures best first, and the winner."""
+    """One kind of work: its table, the rows with figures best first, and the winners."""
     table: Table
     ranked: tuple[CellResult, ...]
-    winner: CellResult | None  # None: the best is not clear of the baseline
+    # The best row and every row level with it within the noise, if the best
+    # is the baseline or clear of it; empty when no row is clear of the baseline.
+    winners: tuple[CellResult, ...]
 
     @property
     def pays(self) -> bool:
         """Some concurrent mechanism clearly beats the sequential baseline."""
-        return self.winner is not None and self.winner is not self.table.baseline
+        return bool(self.winners) and self.table.baseline not in self.winners
 
 
 def verdicts(tables: list[Table]) -> list[Verdict]:
@@ -31,10 +33,17 @@ def verdicts(tables: list[Table]) -> list[Verdict]:
         if not (table.work and table.rate_format and table.baseline and table.baseline.rate):
             continue
         ranked = tuple(sorted((r for r in table.rows if r.rate), key=lambda r: r.rate.median, reverse=True))
-        best, base = ranked[0], table.baseline
-        winner = base if best is base else best if _beats(best, base) else None
-        found.append(Verdict(table, ranked, winner))
+        found.append(Verdict(table, ranked, _winners(ranked, table.baseline)))
     return found
+
+
+def _winners(ranked: tuple[CellResult, ...], base: CellResult) -> tuple[CellResult, ...]:
+    best = ranked[0]
+    if best is base:
+        return (base,)
+    if not _beats(best, base):
+        return ()
+    return tuple(r for r in ranked if r is best or (not _beats(best, r) and _beats(r, base)))
 
 
 def _beats(a: CellResult, b: CellResult) -> bool:
@@ -56,25 +65,32 @@ def lines(tables: list[Table]) -> list[str]:
 def _paragraph(v: Verdict) -> str:
     table, base = v.table, v.table.baseline
     where = f"{table.work} ({table.workload} {table.params})"
-    others = ", ".join(f"{r.key.row} x{table.ratio(r):.2f}" for r in v.ranked if r is not base)
-    if v.winner is base:
+    if v.winners == (base,):
+        others = ", ".join(f"{r.key.row} x{table.ratio(r):.2f}" for r in v.ranked if r is not base)
         level = [r.key.row for r in v.ranked[1:] if not _beats(base, r)]
         verb = f"is level with {', '.join(level)} within the noise" if level else "wins"
         return (f"{where}: {base.key.row} {verb}; the others reach {others} of its speed. "
                 "Concurrency does not pay.")
     best = v.ranked[0]
-    if v.winner is None:
+    if not v.winners:
         return (f"{where}: no mechanism is clear of {base.key.row}; the best, {best.key.row}, "
                 f"is x{table.ratio(best):.2f} with overlapping runs. Concurrency does not pay here.")
-    rest = ", ".join(f"{r.key.row} x{table.ratio(r):.2f}" for r in v.ranked if r not in (best, base))
-    return (f"{where}: {best.key.row} wins at x{table.ratio(best):.2f} the speed of {base.key.row}"
-            + (f"; then {rest}." if rest else "."))
+    speeds = " and ".join(f"x{table.ratio(r):.2f}" for r in v.winners)
+    who = (f"{v.winners[0].key.row} wins at" if len(v.winners) == 1 else
+           f"{_names(v.winners)} win, level within the noise, at")
+    rest = ", ".join(f"{r.key.row} x{table.ratio(r):.2f}" for r in v.ranked if r not in v.winners and r is not base)
+    return f"{where}: {who} {speeds} the speed of {base.key.row}" + (f"; then {rest}." if rest else ".")
+
+
+def _names(rows) -> str:
+    names = [r.key.row for r in rows]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
 
 
 def _summary(found: list[Verdict]) -> str:
-    paying = [f"{v.table.work} ({v.winner.key.row})" for v in found if v.pays]
+    paying = [f"{v.table.work} ({', '.join(r.key.row for r in v.winners)})" for v in found if v.pays]
     not_paying = sorted({v.table.work for v in found if not v.pays})
-    winners = {v.winner.key.row for v in found if v.winner}
+    winners = {r.key.row for v in found for r in v.winners}
     mechanisms = dict.fromkeys(r.key.row for v in found for r in v.ranked)
     never = [m for m in mechanisms if m not in winners]
     parts = [f"Concurrency pays for {', '.join(paying)}" if paying else "Concurrency pays for no kind of work here"]

@@ -94,7 +94,7 @@ LAYOUTS = {
 }
 
 
-_TAIL_HEADER = "     memory   units  trials"
+_TAIL_HEADER = "     memory      units  trials"
 
 
 def _spread(summary) -> str:
@@ -110,7 +110,7 @@ def _tail(cell: CellResult) -> Text:
     return Text.assemble(
         f"  {memory.median / 1024:7.1f} MB" if memory else "          -",
         "*" if cell.memory_is_tree else " ",
-        f"{_units(cell.units):>7}  ",
+        f" {_units(cell.units):>9}  ",
         _check(cell),
     )
 
