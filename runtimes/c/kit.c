@@ -2,6 +2,7 @@
  * mechanism warmup + runs times, prints one response line (JSON) on stdout.
  * See docs/protocol.md. */
 #include "kit.h"
+#include "coroutine.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -12,6 +13,9 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Prints a refusal as the response and exits 1. */
+static void respond_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 struct workload {
     const char *name;
@@ -24,6 +28,24 @@ static const struct workload workloads[] = {
     {"mutex-cpu", mutex_cpu_mechanisms},
     {"mutex-io", mutex_io_mechanisms},
     {"queue", queue_mechanisms},
+    {"invoke", invoke_mechanisms},
+    {"invoke-waiting", invoke_waiting_mechanisms},
+    {"yield", yield_mechanisms},
+    {"await-readable", await_readable_mechanisms},
+    {"await-writable", await_writable_mechanisms},
+};
+
+/* Clock readings at one end of a timed region. */
+struct clocks {
+    struct timespec wall;
+    struct rusage cpu;
+};
+
+struct rate {
+    int64_t batch;
+    double seconds;
+    struct clocks start;   /* recorded by run_rate() */
+    int64_t steps;         /* 0 until run_rate() has run */
 };
 
 /* ---- the API workloads use -------------------------------------------- */
@@ -40,6 +62,33 @@ int param_int(struct run *run, const char *name, int64_t min, int64_t *value)
         return run_fail(run, "parameter %s = %lld, must be >= %lld", name,
                         (long long)*value, (long long)min);
     return 0;
+}
+
+int param_float(struct run *run, const char *name, double min, double *value)
+{
+    const json_t *v = json_object_get(run->params, name);
+    if (!v)
+        return run_fail(run, "missing parameter %s", name);
+    if (!json_is_number(v))
+        return run_fail(run, "parameter %s is not a number", name);
+    *value = json_number_value(v);
+    if (*value < min)
+        return run_fail(run, "parameter %s = %g, must be >= %g", name, *value, min);
+    return 0;
+}
+
+int param_choice(struct run *run, const char *name, const char *const choices[], int *index)
+{
+    const json_t *v = json_object_get(run->params, name);
+    if (!v)
+        return run_fail(run, "missing parameter %s", name);
+    const char *s = json_string_value(v);
+    if (!s)
+        return run_fail(run, "parameter %s is not a string", name);
+    for (*index = 0; choices[*index]; ++*index)
+        if (strcmp(choices[*index], s) == 0)
+            return 0;
+    return run_fail(run, "parameter %s = \"%s\" is not one of its choices", name, s);
 }
 
 void result_set(struct run *run, const char *name, int64_t value)
@@ -91,6 +140,51 @@ bool run_failed(struct run *run)
     bool failed = run->failed;
     pthread_mutex_unlock(&run->error_lock);
     return failed;
+}
+
+/* Around a timed region the wall clock is read innermost. A failing clock
+ * leaves nothing to report: the trial ends. */
+static void clocks_start(struct clocks *c)
+{
+    if (getrusage(RUSAGE_SELF, &c->cpu) < 0 || clock_gettime(CLOCK_MONOTONIC, &c->wall) < 0)
+        respond_error("getrusage/clock_gettime: %s", strerror(errno));
+}
+
+static void clocks_stop(struct clocks *c)
+{
+    if (clock_gettime(CLOCK_MONOTONIC, &c->wall) < 0 || getrusage(RUSAGE_SELF, &c->cpu) < 0)
+        respond_error("getrusage/clock_gettime: %s", strerror(errno));
+}
+
+static int64_t ts_ns(struct timespec ts)
+{
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t tv_ns(struct timeval tv)
+{
+    return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+}
+
+int run_rate(struct run *run, int (*step)(struct run *run, void *state), void *state)
+{
+    struct rate *r = run->rate;
+    if (!r)
+        return run_fail(run, "run_rate: not a rate workload");
+    if (r->steps)
+        return run_fail(run, "run_rate: called twice in one run");
+    clocks_start(&r->start);
+    int64_t deadline = ts_ns(r->start.wall) + (int64_t)(r->seconds * 1e9);
+    struct timespec now;
+    int64_t steps = 0;
+    do {
+        if (step(run, state) < 0)
+            return -1;
+        steps++;
+        clock_gettime(CLOCK_MONOTONIC, &now);   /* cannot fail: it worked above */
+    } while (ts_ns(now) < deadline);
+    r->steps = steps;
+    return 0;
 }
 
 int write_all(struct run *run, int fd, const char *buf, size_t len)
@@ -219,8 +313,6 @@ void uring_abort(struct io_uring *ring, unsigned inflight)
 
 /* ---- the protocol ------------------------------------------------------ */
 
-static void respond_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
 static void respond_error(const char *fmt, ...)
 {
     char msg[512];
@@ -249,39 +341,56 @@ static const struct mechanism *lookup(const char *workload, const char *mechanis
     respond_error("unknown workload %s", workload);
 }
 
-static int64_t ns_between(struct timespec a, struct timespec b)
+/* A failed run ends the trial with its error. */
+static void check_run(struct run *run, int rc)
 {
-    return (int64_t)(b.tv_sec - a.tv_sec) * 1000000000 + (b.tv_nsec - a.tv_nsec);
-}
-
-static int64_t tv_ns(struct timeval tv)
-{
-    return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
-}
-
-/* One run: the clocks are read right around the call, nothing else inside. */
-static json_t *measure(const struct mechanism *m, struct run *run, bool warmup)
-{
-    struct rusage ru0, ru1;
-    struct timespec t0, t1;
-    if (getrusage(RUSAGE_SELF, &ru0) < 0 || clock_gettime(CLOCK_MONOTONIC, &t0) < 0)
-        respond_error("getrusage/clock_gettime: %s", strerror(errno));
-    int rc = m->run(run);
-    if (clock_gettime(CLOCK_MONOTONIC, &t1) < 0 || getrusage(RUSAGE_SELF, &ru1) < 0)
-        respond_error("getrusage/clock_gettime: %s", strerror(errno));
     if (rc != 0 || run->failed)
         respond_error("%s", run->failed ? run->error : "mechanism failed without saying why");
+}
 
+/* The run's entry in the response, timed from t0 to t1. */
+static json_t *sample_new(struct run *run, bool warmup, const struct clocks *t0, const struct clocks *t1)
+{
     json_t *result = json_object();
     for (int i = 0; i < run->nresults; i++)
         json_object_set_new(result, run->result_name[i], json_integer(run->result_value[i]));
     return json_pack("{s:b, s:I, s:I, s:I, s:I, s:o}",
                      "warmup", warmup,
-                     "wall_ns", (json_int_t)ns_between(t0, t1),
-                     "user_ns", (json_int_t)(tv_ns(ru1.ru_utime) - tv_ns(ru0.ru_utime)),
-                     "sys_ns", (json_int_t)(tv_ns(ru1.ru_stime) - tv_ns(ru0.ru_stime)),
+                     "wall_ns", (json_int_t)(ts_ns(t1->wall) - ts_ns(t0->wall)),
+                     "user_ns", (json_int_t)(tv_ns(t1->cpu.ru_utime) - tv_ns(t0->cpu.ru_utime)),
+                     "sys_ns", (json_int_t)(tv_ns(t1->cpu.ru_stime) - tv_ns(t0->cpu.ru_stime)),
                      "units", (json_int_t)run->units,
                      "result", result);
+}
+
+/* One run: the clocks are read right around the call, nothing else inside. */
+static json_t *measure(const struct mechanism *m, struct run *run, bool warmup)
+{
+    struct clocks t0, t1;
+    clocks_start(&t0);
+    int rc = m->run(run);
+    clocks_stop(&t1);
+    check_run(run, rc);
+    return sample_new(run, warmup, &t0, &t1);
+}
+
+/* One run of a rate workload: from where run_rate() started the clocks to
+ * the mechanism's return. */
+static json_t *measure_rate(const struct mechanism *m, struct run *run, bool warmup)
+{
+    struct rate rate = {0};
+    if (param_int(run, "batch", 1, &rate.batch) < 0 || param_float(run, "seconds", 0, &rate.seconds) < 0)
+        respond_error("%s", run->error);
+    run->rate = &rate;
+    struct clocks t1;
+    int rc = m->run(run);
+    clocks_stop(&t1);
+    check_run(run, rc);
+    if (!rate.steps)
+        respond_error("the mechanism returned without running the rate loop (run_rate)");
+    json_t *sample = sample_new(run, warmup, &rate.start, &t1);
+    json_object_set_new(sample, "ops", json_integer(rate.steps * rate.batch));
+    return sample;
 }
 
 static int probe_io_uring(void)
@@ -316,8 +425,11 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--probe-io-uring") == 0)
         return probe_io_uring();
+    if (argc == 2 && strcmp(argv[1], "--probe-coroutine") == 0)
+        return coro_probe();
     if (argc != 1)
-        respond_error("usage: concbench-c < request.json | concbench-c --probe-io-uring");
+        respond_error("usage: concbench-c < request.json | concbench-c --probe-io-uring | "
+                      "concbench-c --probe-coroutine");
 
     json_error_t jerr;
     json_t *req = json_loadf(stdin, 0, &jerr);
@@ -326,6 +438,10 @@ int main(int argc, char **argv)
     const char *workload = get_string(req, "workload");
     const char *mechanism = get_string(req, "mechanism");
     const char *scratch = get_string(req, "scratch");
+    const char *kind = get_string(req, "kind");
+    bool rate = strcmp(kind, "rate") == 0;
+    if (!rate && strcmp(kind, "fixed") != 0)
+        respond_error("request: unknown kind %s", kind);
     int64_t warmup = get_count(req, "warmup"), runs = get_count(req, "runs");
     json_t *params = json_object_get(req, "params");
     if (!json_is_object(params))
@@ -339,7 +455,7 @@ int main(int argc, char **argv)
     for (int64_t i = 0; i < warmup + runs; i++) {
         struct run run = {.params = params, .scratch = scratch};
         pthread_mutex_init(&run.error_lock, NULL);
-        json_array_append_new(results, measure(m, &run, i < warmup));
+        json_array_append_new(results, (rate ? measure_rate : measure)(m, &run, i < warmup));
         pthread_mutex_destroy(&run.error_lock);
     }
 

@@ -1,0 +1,17 @@
+/* Await-readable: see readiness.h; each pipe holds a byte never read. */
+#include "readiness.h"
+
+#include <poll.h>
+
+static const struct readiness readable = {.events = POLLIN, .filled = true};
+
+static int await_readable_pthread(struct run *run) { return readiness_pthread(run, &readable); }
+static int await_readable_epoll(struct run *run) { return readiness_epoll(run, &readable); }
+static int await_readable_io_uring(struct run *run) { return readiness_io_uring(run, &readable); }
+
+const struct mechanism await_readable_mechanisms[] = {
+    {"pthread", await_readable_pthread},
+    {"epoll", await_readable_epoll},
+    {"io_uring", await_readable_io_uring},
+    {NULL, NULL},
+};

@@ -1,0 +1,17 @@
+/* Await-writable: see readiness.h; the pipes stay empty. */
+#include "readiness.h"
+
+#include <poll.h>
+
+static const struct readiness writable = {.events = POLLOUT, .filled = false};
+
+static int await_writable_pthread(struct run *run) { return readiness_pthread(run, &writable); }
+static int await_writable_epoll(struct run *run) { return readiness_epoll(run, &writable); }
+static int await_writable_io_uring(struct run *run) { return readiness_io_uring(run, &writable); }
+
+const struct mechanism await_writable_mechanisms[] = {
+    {"pthread", await_writable_pthread},
+    {"epoll", await_writable_epoll},
+    {"io_uring", await_writable_io_uring},
+    {NULL, NULL},
+};

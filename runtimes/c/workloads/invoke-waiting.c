@@ -1,0 +1,12 @@
+/* Invoke-waiting: as invoke, but each body yields to its scheduler once
+ * before it increments (see invocation.h). */
+#include "invocation.h"
+
+static int invoke_waiting_pthread(struct run *run) { return invocation_pthread(run, true); }
+static int invoke_waiting_coroutine(struct run *run) { return invocation_coroutine(run, true); }
+
+const struct mechanism invoke_waiting_mechanisms[] = {
+    {"pthread", invoke_waiting_pthread},
+    {"coroutine", invoke_waiting_coroutine},
+    {NULL, NULL},
+};
