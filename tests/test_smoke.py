@@ -3,6 +3,7 @@ One run of the whole matrix, one test per cell; n/a cells are checked to have a 
 
 import json
 import os
+import re
 
 import pytest
 
@@ -10,9 +11,12 @@ from concbench import runtimes, workloads
 from conftest import concbench
 
 
+SPECS = workloads.load_all()
+
+
 def _cells():
-    specs, found = workloads.load_all(), runtimes.load_all()
-    for spec in specs.values():
+    found = runtimes.load_all()
+    for spec in SPECS.values():
         for rt in found.values():
             for mechanism in rt.manifest.mechanisms:
                 yield spec.id, rt.name, mechanism, rt.na_reason(spec.id, mechanism)
@@ -28,10 +32,10 @@ def smoke(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if not k.startswith("CONCBENCH_")}
     done = concbench("run", "--profile", "smoke", "--db", db, env=env, timeout=1200)
     shown = concbench("show", "--json", "--db", db, env=env)
-    by_cell = {}
+    by_cell = {}  # every record of a cell, one per parameter set (invoke sweeps its modes)
     for line in shown.stdout.splitlines():
         record = json.loads(line)
-        by_cell[record["workload"], record["runtime"], record["mechanism"]] = record
+        by_cell.setdefault((record["workload"], record["runtime"], record["mechanism"]), []).append(record)
     return done, by_cell
 
 
@@ -39,13 +43,17 @@ def smoke(tmp_path_factory):
                          ids=[f"{w}-{r}-{m}" for w, r, m in RUNNABLE])
 def test_cell_verifies(smoke, workload, runtime, mechanism):
     done, by_cell = smoke
-    record = by_cell.get((workload, runtime, mechanism))
-    assert record is not None, f"did not run: {done.stdout[-2000:]}"
-    assert record["status"] == "ok", f"{record['status']}: {record['detail']}\n{record['stderr'][-2000:]}"
-    run = record["runs"][-1]
-    assert run["result"] == record["expected"]
-    assert run["units"] >= 1 and record["peak_kb"] > 0
-    assert 0 < run["wall_ns"] < record["process"]["wall_ns"]
+    records = by_cell.get((workload, runtime, mechanism))
+    assert records, f"did not run: {done.stdout[-2000:]}"
+    assert len(records) == len(SPECS[workload].param_sets("smoke", {}))
+    for record in records:
+        assert record["status"] == "ok", \
+            f"{record['params']}: {record['status']}: {record['detail']}\n{record['stderr'][-2000:]}"
+        run = record["runs"][-1]
+        assert run["result"] == record["expected"]
+        # `none` calls the work in place: it honestly creates no unit.
+        assert run["units"] >= (0 if mechanism == "none" else 1) and record["peak_kb"] > 0
+        assert 0 < run["wall_ns"] < record["process"]["wall_ns"]
 
 
 def test_the_smoke_run_succeeds_and_names_every_na_cell(smoke):
@@ -54,3 +62,28 @@ def test_the_smoke_run_succeeds_and_names_every_na_cell(smoke):
     for workload, runtime, mechanism, reason in CELLS:
         if reason:
             assert f"{runtime}/{mechanism}" in done.stdout and reason in done.stdout
+
+
+def test_gc_off_is_recorded_where_the_language_has_a_collector(smoke):
+    _, by_cell = smoke
+    ruby, c = by_cell["invoke", "ruby", "none"][0], by_cell["invoke", "c", "none"][0]
+    assert ruby["params"]["gc"] == "off" and "gc=off" in ruby["runtime_info"]["flags"]
+    assert c["params"]["gc"] == "off" and "gc=off" not in c["runtime_info"]["flags"]
+
+
+def test_rate_tables_are_in_the_seeds_own_formats(smoke):
+    done, _ = smoke
+    # Concurrently: "proc.call:   11048400 executions in 1.0000 seconds", then ops/s.
+    assert re.search(r"^ruby/none: +\d+ executions in \d\.\d{4} seconds +[\d.]+[kMB]? +x1\.00 ",
+                     done.stdout, re.M)
+    # benchmark-ips as Pbt prints it: "ractor  39.273 (± 2.5%) i/s - 198.000 in 5.042910s".
+    assert re.search(r"^ +ruby/ractor +[\d.]+[kMB]? \((± *[\d.]+%| +- )\) i/s - +[\d.]+[kMB]? in +\d+\.\d{6}s",
+                     done.stdout, re.M)
+
+
+def test_the_run_ends_with_a_diagnosis_computed_from_its_figures(smoke):
+    done, _ = smoke
+    assert "Diagnosis (computed from this run" in done.stdout
+    for work in ("trivial work", "CPU-bound work", "I/O-bound work", "a failing property and its shrinking"):
+        assert re.search(rf"^- {re.escape(work)} \(map-[a-z]+ .*ruby/none", done.stdout, re.M), work
+    assert re.search(r"^Concurrency pays for .*\.", done.stdout, re.M)
