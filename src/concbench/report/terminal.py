@@ -16,11 +16,12 @@ LEGEND = (
     "user, system, total, (real): medians in seconds over the timed runs of verified trials,\n"
     "measured by the kit around the work only; ratio: real / real of the first row (the baseline);\n"
     "spread: coefficient of variation of real; memory: median peak RSS per trial process (wait4),\n"
-    "rate workloads (executions, i/s): the median run's count and time, median ops/s with the\n"
-    "coefficient of variation across runs, ratio: ops/s / ops/s of the first row (higher is faster);\n"
     "* = the whole process tree (the parent's peak + each child's private memory); units: threads,\n"
     "fibers, processes or ractors created per run; trials: verified / run. A trial that is not\n"
-    "verified never enters a figure."
+    "verified never enters a figure.\n"
+    "Rate workloads (executions, i/s): the count, time and units of the median run, the median\n"
+    "ops/s with its coefficient of variation across runs; ratio: ops/s / ops/s of the first row\n"
+    "(higher is faster)."
 )
 
 
@@ -49,7 +50,7 @@ def render(table: Table) -> list[Text]:
         else:
             spread = _spread(layout.spread(cell)) if layout.spread else ""
             lines.append(Text.assemble(label, layout.figures(cell), _ratio(table.ratio(cell)),
-                                       spread, _tail(cell)))
+                                       spread, _tail(cell, table.rate_format is not None)))
     lines += [Text(f"{s.row:<{width}}  {s.kind}: {s.reason}", style="dim") for s in table.skipped]
     lines += [line for cell in table.rows for line in _failures(cell)]
     return lines
@@ -105,12 +106,15 @@ def _ratio(ratio: float | None) -> str:
     return f"{'x' + format(ratio, '.2f'):>9}" if ratio is not None else f"{'-':>9}"
 
 
-def _tail(cell: CellResult) -> Text:
+def _tail(cell: CellResult, rate: bool) -> Text:
     memory = cell.memory_kb
+    # A time-boxed run creates as many units as it had time for: show the
+    # median run's, the run whose count the row prints.
+    units = (cell.median_run.units,) if rate else cell.units
     return Text.assemble(
         f"  {memory.median / 1024:7.1f} MB" if memory else "          -",
         "*" if cell.memory_is_tree else " ",
-        f" {_units(cell.units):>9}  ",
+        f" {_units(units):>9}  ",
         _check(cell),
     )
 
@@ -134,7 +138,15 @@ def _check(cell: CellResult) -> Text:
 def _units(units: tuple[int, ...]) -> str:
     if not units:
         return "-"
-    return str(units[0]) if len(units) == 1 else f"{units[0]}-{units[-1]}"
+    return _count(units[0]) if len(units) == 1 else f"{_count(units[0])}-{_count(units[-1])}"
+
+
+def _count(n: int) -> str:
+    """A count in at most five characters: 1234, 12.3k, 4.57M."""
+    if n < 10_000:
+        return str(n)
+    value, suffix = (n / 1e6, "M") if n >= 999_500 else (n / 1e3, "k")
+    return f"{value:.3g}{suffix}"
 
 
 def _failures(cell: CellResult) -> list[Text]:
