@@ -172,4 +172,5 @@ def load_all() -> dict[str, Workload]:
             if spec.id != path.stem:
                 raise UserError(f"{path}: id {spec.id!r} does not match the file name")
             specs.setdefault(spec.id, spec)
-    return specs
+    # Grouped by origin, so that each seed's suite is planned and shown together.
+    return dict(sorted(specs.items(), key=lambda item: item[1].origin))
