@@ -29,7 +29,7 @@ def test_the_pbt_seeds_pattern_is_found():
         map_trivial={"none": [1500, 1540, 1560], "thread": [1000, 1030, 1100], "ractor": [70, 73, 75]},
         map_cpu={"none": [7, 8, 8], "thread": [7, 8, 8], "ractor": [38, 39, 40]})
     assert lines[1] == ("- trivial work (map-trivial cases=100): ruby/none wins; the others reach "
-                        "ruby/thread x0.67, ruby/ractor x0.05 of its speed. Concurrency does not pay.")
+                        "ruby/thread x0.67, ruby/ractor x0.047 of its speed. Concurrency does not pay.")
     assert lines[2] == ("- CPU-bound work (map-cpu cases=100): ruby/ractor wins at x4.88 the speed of "
                         "ruby/none; then ruby/thread x1.00.")
     assert lines[3] == ("Concurrency pays for CPU-bound work (ruby/ractor); it does not pay for trivial work. "

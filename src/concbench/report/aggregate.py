@@ -94,6 +94,12 @@ class Table:
         return mine.median / theirs.median if mine and theirs else None
 
 
+def ratio_text(ratio: float) -> str:
+    """x2.05, x0.07, x0.0035: two decimals, or two significant digits below
+    0.1, where two decimals would round a real difference to x0.00."""
+    return f"x{ratio:.2f}" if ratio >= 0.1 else f"x{ratio:.2g}"
+
+
 def tables(trials: list[TrialRecord], skipped: list[Skipped],
            specs: dict[str, Workload]) -> list[Table]:
     """Tables in the order their trials were planned; the baseline row first."""

@@ -8,7 +8,7 @@ anything less is not a ranking. Medians say by how much."""
 
 from dataclasses import dataclass
 
-from .aggregate import CellResult, Table
+from .aggregate import CellResult, Table, ratio_text
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def _paragraph(v: Verdict) -> str:
     table, base = v.table, v.table.baseline
     where = f"{table.work} ({table.workload} {table.params})"
     if v.winners == (base,):
-        others = ", ".join(f"{r.key.row} x{table.ratio(r):.2f}" for r in v.ranked if r is not base)
+        others = ", ".join(f"{r.key.row} {ratio_text(table.ratio(r))}" for r in v.ranked if r is not base)
         level = [r.key.row for r in v.ranked[1:] if not _beats(base, r)]
         verb = f"is level with {', '.join(level)} within the noise" if level else "wins"
         return (f"{where}: {base.key.row} {verb}; the others reach {others} of its speed. "
@@ -74,11 +74,11 @@ def _paragraph(v: Verdict) -> str:
     best = v.ranked[0]
     if not v.winners:
         return (f"{where}: no mechanism is clear of {base.key.row}; the best, {best.key.row}, "
-                f"is x{table.ratio(best):.2f} with overlapping runs. Concurrency does not pay here.")
-    speeds = " and ".join(f"x{table.ratio(r):.2f}" for r in v.winners)
+                f"is {ratio_text(table.ratio(best))} with overlapping runs. Concurrency does not pay here.")
+    speeds = " and ".join(f"{ratio_text(table.ratio(r))}" for r in v.winners)
     who = (f"{v.winners[0].key.row} wins at" if len(v.winners) == 1 else
            f"{_names(v.winners)} win, level within the noise, at")
-    rest = ", ".join(f"{r.key.row} x{table.ratio(r):.2f}" for r in v.ranked if r not in v.winners and r is not base)
+    rest = ", ".join(f"{r.key.row} {ratio_text(table.ratio(r))}" for r in v.ranked if r not in v.winners and r is not base)
     return f"{where}: {who} {speeds} the speed of {base.key.row}" + (f"; then {rest}." if rest else ".")
 
 

@@ -10,7 +10,7 @@ from rich.text import Text
 from ..protocol import Status
 from ..stats import Summary
 from ..store import RunInfo
-from .aggregate import CellResult, Table
+from .aggregate import CellResult, Table, ratio_text
 
 LEGEND = (
     "user, system, total, (real): medians in seconds over the timed runs of verified trials,\n"
@@ -51,7 +51,7 @@ def render(table: Table) -> list[Text]:
             spread = _spread(layout.spread(cell)) if layout.spread else ""
             lines.append(Text.assemble(label, layout.figures(cell), _ratio(table.ratio(cell)),
                                        spread, _tail(cell, table.rate_format is not None)))
-    lines += [Text(f"{s.row:<{width}}  {s.kind}: {s.reason}", style="dim") for s in table.skipped]
+    lines += [Text(f"{rows:<{width}}  {why}", style="dim") for why, rows in _skipped(table).items()]
     lines += [line for cell in table.rows for line in _failures(cell)]
     return lines
 
@@ -103,7 +103,7 @@ def _spread(summary) -> str:
 
 
 def _ratio(ratio: float | None) -> str:
-    return f"{'x' + format(ratio, '.2f'):>9}" if ratio is not None else f"{'-':>9}"
+    return f"{ratio_text(ratio):>9}" if ratio is not None else f"{'-':>9}"
 
 
 def _tail(cell: CellResult, rate: bool) -> Text:
@@ -147,6 +147,14 @@ def _count(n: int) -> str:
         return str(n)
     value, suffix = (n / 1e6, "M") if n >= 999_500 else (n / 1e3, "k")
     return f"{value:.3g}{suffix}"
+
+
+def _skipped(table: Table) -> dict[str, str]:
+    """The rows that did not run, those with the same reason on one line."""
+    rows: dict[str, list[str]] = {}
+    for s in table.skipped:
+        rows.setdefault(f"{s.kind}: {s.reason}", []).append(s.row)
+    return {why: ", ".join(names) for why, names in rows.items()}
 
 
 def _failures(cell: CellResult) -> list[Text]:
