@@ -15,17 +15,17 @@ def now = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
 
 # The seed's loop: batches of calls of an empty proc until the time is up.
 # Returns [calls, nanoseconds].
-def bare_loop(body, seconds)
+def bare_loop(body, seconds, batch = BATCH)
   calls = 0
   start = now
   deadline = start + seconds * 1e9
   while now < deadline
     i = 0
-    while i < BATCH
+    while i < batch
       body.call
       i += 1
     end
-    calls += BATCH
+    calls += batch
   end
   [calls, now - start]
 end
@@ -47,8 +47,8 @@ end
 
 def median(values) = values.sort[values.size / 2]
 
-rounds = Integer(ARGV.fetch(0, "11"))
-seconds = Float(ARGV.fetch(1, "0.5"))
+rounds = Integer(ARGV.fetch(0, "41"))
+seconds = Float(ARGV.fetch(1, "0.2"))
 GC.disable # as the seed and the invoke workload do
 kit_rate(0.2) && bare_rate(0.2) # warm up both
 bare, kit = Array.new(rounds) { [bare_rate(seconds), kit_rate(seconds)] }.transpose

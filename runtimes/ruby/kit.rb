@@ -3,8 +3,8 @@
 # times and prints the response as the only line of stdout.
 #
 # A fixed workload's mechanism does the whole job and returns [result, units].
-# A rate workload's mechanism sets up, then yields its operation (a callable
-# taking the operation's index in its batch) and optionally what ends a batch;
+# A rate workload's mechanism sets up, then yields its operation (a callable)
+# and optionally what ends a batch;
 # the kit runs batches of `batch` operations until `seconds` have passed; the
 # mechanism then awaits what is outstanding and returns [result, units].
 # Yielding lets a mechanism keep the kit's loop inside its own context (a
@@ -132,7 +132,7 @@ module Kit
         begin
           i = 0
           while i < batch
-            operation.call(i)
+            operation.call # no argument: passing one would cost 7% of a plain call
             i += 1
           end
           end_of_batch&.call

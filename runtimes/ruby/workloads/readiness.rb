@@ -24,9 +24,10 @@ module Workloads
 
     private
 
+    # Operation i of a batch awaits pipe i: the end of a batch starts again at 0.
     def await(ios)
-      ready = 0
-      yield proc { |i| ready += 1 if ios[i].public_send(@wait) }
+      ready = i = 0
+      yield proc { ready += 1 if ios[i].public_send(@wait); i += 1 }, proc { i = 0 }
       { count: ready }
     end
 
