@@ -57,15 +57,15 @@ def test_a_json_record_per_trial_with_every_figure(fake_env):
 def test_the_verified_row_is_in_the_seed_format(fake_env):
     done = concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=fake_env)
     assert done.returncode == 0, done.stderr
-    assert "user     system      total        real    ratio" in done.stdout
+    assert "user     system      total        real     ratio" in done.stdout
     row = next(line for line in done.stdout.splitlines() if line.startswith("fake/honest"))
-    assert "(  0.000001)    x1.00" in row and row.endswith("1/1")
+    assert "(  0.000001)     x1.00" in row and row.endswith("1/1")
 
 
 def test_a_rate_workload_is_checked_against_its_own_count_and_printed_as_executions(fake_env):
     done = concbench("run", "-w", "ticks", "-m", "honest,liar", "--profile", "smoke", env=fake_env)
     assert done.returncode == 1
-    assert "fake/honest:            30 executions in 0.0000 seconds    30.000M    x1.00" in done.stdout
+    assert "fake/honest:            30 executions in 0.0000 seconds    30.000M     x1.00" in done.stdout
     assert "fake/liar trial 1: INVALID: run 1: count = 29, expected 30" in done.stdout
     honest, liar = sorted(records(fake_env), key=lambda r: r["mechanism"])
     assert honest["status"] == "ok" and honest["expected"] == {"count": 30}

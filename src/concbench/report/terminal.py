@@ -40,7 +40,7 @@ def render(table: Table) -> list[Text]:
     layout = LAYOUTS[table.rate_format]
     header = layout.header(width)
     lines = [Text(f"{table.title} ({table.workload}): {table.params}", style="bold"),
-             Text(header + ("    ratio   spread" if layout.spread else "    ratio") + _TAIL_HEADER,
+             Text(header + ("     ratio   spread" if layout.spread else "     ratio") + _TAIL_HEADER,
                   style="dim")]
     for cell in table.rows:
         label = layout.label(cell.key.row, width)
@@ -103,7 +103,7 @@ def _spread(summary) -> str:
 
 
 def _ratio(ratio: float | None) -> str:
-    return f"{ratio_text(ratio):>9}" if ratio is not None else f"{'-':>9}"
+    return f"{ratio_text(ratio):>10}" if ratio is not None else f"{'-':>10}"
 
 
 def _tail(cell: CellResult, rate: bool) -> Text:
