@@ -25,6 +25,6 @@ clean:
 	rm -rf $(VENV) runtimes/c/build
 
 # How much of a plain call's rate the Ruby kit's loop keeps, against a bare
-# hand-written loop in the same process (the issue asks for >= 97%).
+# hand-written loop in the same process (it must be within 3%).
 fidelity: setup
 	@ruby runtimes/ruby/fidelity.rb
