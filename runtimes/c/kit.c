@@ -50,11 +50,20 @@ struct rate {
 
 /* ---- the API workloads use -------------------------------------------- */
 
-int param_int(struct run *run, const char *name, int64_t min, int64_t *value)
+/* The parameter's JSON value; NULL, with the failure recorded, if it is missing. */
+static const json_t *param_get(struct run *run, const char *name)
 {
     const json_t *v = json_object_get(run->params, name);
     if (!v)
-        return run_fail(run, "missing parameter %s", name);
+        run_fail(run, "missing parameter %s", name);
+    return v;
+}
+
+int param_int(struct run *run, const char *name, int64_t min, int64_t *value)
+{
+    const json_t *v = param_get(run, name);
+    if (!v)
+        return -1;
     if (!json_is_integer(v))
         return run_fail(run, "parameter %s is not an integer", name);
     *value = json_integer_value(v);
@@ -66,9 +75,9 @@ int param_int(struct run *run, const char *name, int64_t min, int64_t *value)
 
 int param_float(struct run *run, const char *name, double min, double *value)
 {
-    const json_t *v = json_object_get(run->params, name);
+    const json_t *v = param_get(run, name);
     if (!v)
-        return run_fail(run, "missing parameter %s", name);
+        return -1;
     if (!json_is_number(v))
         return run_fail(run, "parameter %s is not a number", name);
     *value = json_number_value(v);
@@ -79,9 +88,9 @@ int param_float(struct run *run, const char *name, double min, double *value)
 
 int param_choice(struct run *run, const char *name, const char *const choices[], int *index)
 {
-    const json_t *v = json_object_get(run->params, name);
+    const json_t *v = param_get(run, name);
     if (!v)
-        return run_fail(run, "missing parameter %s", name);
+        return -1;
     const char *s = json_string_value(v);
     if (!s)
         return run_fail(run, "parameter %s is not a string", name);

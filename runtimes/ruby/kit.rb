@@ -4,9 +4,9 @@
 #
 # A fixed workload's mechanism does the whole job and returns [result, units].
 # A rate workload's mechanism sets up, then yields its operation (a callable)
-# and optionally what ends a batch;
-# the kit runs batches of `batch` operations until `seconds` have passed; the
-# mechanism then awaits what is outstanding and returns [result, units].
+# and optionally what ends a batch; the kit runs batches of `batch`
+# operations until `seconds` have passed; the mechanism then awaits what is
+# outstanding and returns [result, units].
 # Yielding lets a mechanism keep the kit's loop inside its own context (a
 # fiber scheduler's reactor, say) while its setup stays outside the timing.
 require "json"
