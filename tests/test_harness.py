@@ -30,7 +30,7 @@ def test_every_failure_is_classified_stored_and_the_run_goes_on(fake_env):
     for r in records(fake_env):
         statuses.setdefault(r["mechanism"], set()).add(r["status"])
     assert statuses == {
-        "honest": {"ok"}, "slow": {"ok"}, "forker": {"ok"}, "liar": {"invalid"},
+        "honest": {"ok"}, "paced": {"ok"}, "slow": {"ok"}, "forker": {"ok"}, "liar": {"invalid"},
         "hang": {"timeout"}, "crash": {"crash"}, "exit": {"exit"}, "garbage": {"garbage"},
         "silent": {"garbage"}, "refuse": {"error"},
     }
@@ -134,6 +134,52 @@ def test_doctor_names_what_is_missing_and_how_to_install_it(fake_env):
     done = concbench("doctor", env=fake_env)
     assert done.returncode == 1
     assert "fake/absent" in done.stdout and "apt-get install nothing-real" in done.stdout
+    assert "absent  fake/teleport    needs a package no registry has" in done.stdout
+
+
+def test_a_mechanism_is_na_above_its_limit_and_runs_below_it(fake_env):
+    done = concbench("run", "-w", "triangle", "-m", "honest", "-p", "n=10,501", "--profile", "smoke",
+                     env=fake_env)
+    assert done.returncode == 0, done.stderr
+    small, large = done.stdout.split("Triangle (triangle): n=501")
+    assert "fake/honest    0.0" in small and "n/a:" not in small
+    assert "fake/honest   n/a: an honest count past 500 is too tiring (it takes n <= 500)" in large
+    listed = concbench("list", env=fake_env).stdout
+    assert "fake/honest        n/a above n=500: an honest count past 500 is too tiring" in listed
+
+
+def paced_run(env, wall_ns, *args):
+    done = concbench("run", "-w", "triangle", "-m", "paced,honest", "--trials", "3", "--warmup", "0",
+                     *args, env={**env, "FAKE_WALL_NS": str(wall_ns)})
+    assert done.returncode == 0, done.stderr
+
+
+def test_compare_calls_a_change_only_beyond_the_noise_and_the_threshold(fake_env):
+    paced_run(fake_env, 1000, "--runs", "2")    # run 1
+    paced_run(fake_env, 1500, "--runs", "2")    # run 2: paced takes 50% more time
+    paced_run(fake_env, 1030, "--runs", "2")    # run 3: 3% more, under the 5% threshold
+    paced_run(fake_env, 1000, "--runs", "1")    # runs 4 and 5: 3 runs each, too few to test
+    paced_run(fake_env, 3000, "--runs", "1")
+    slower = concbench("compare", 1, 2, env=fake_env)
+    assert slower.returncode == 0, slower.stderr
+    row = next(line for line in slower.stdout.splitlines() if line.startswith("fake/paced"))
+    assert "0.000001       0.000002     x1.50    0.001  slower: 50.0% more time" in row
+    assert "1 slower, 1 no change" in slower.stdout
+    assert "faster: 33.3% less time" in concbench("compare", 2, 1, env=fake_env).stdout
+    assert "no change (+3.0%, under the 5% threshold)" in concbench("compare", 1, 3, env=fake_env).stdout
+    untested = concbench("compare", 4, 5, env=fake_env).stdout
+    assert "untested (+200.0%): 3 and 3 runs cannot give p < 0.05" in untested
+
+
+def test_compare_fails_on_a_regression_for_ci(fake_env):
+    paced_run(fake_env, 1000, "--runs", "2")
+    paced_run(fake_env, 1500, "--runs", "2")
+    failed = concbench("compare", 1, 2, "--fail-on-regression", "10", env=fake_env)
+    assert failed.returncode == 1
+    assert "regression triangle n=100 fake/paced: 50.0% more time" in failed.stdout
+    assert concbench("compare", 1, 2, "--fail-on-regression", "60", env=fake_env).returncode == 0
+    assert concbench("compare", 2, 1, "--fail-on-regression", "10", env=fake_env).returncode == 0
+    assert_one_line_error(concbench("compare", 1, 9, env=fake_env), "no run 9")
 
 
 def test_interrupted_runs_keep_their_trials_and_resume(fake_env):
@@ -168,7 +214,10 @@ def _stored(db):
 def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
     old = tmp_path / "v1.db"
     with sqlite3.connect(old) as connection:
-        schema = store.SCHEMA.replace("    ops INTEGER,                    -- rate workloads: operations the kit counted\n", "")
+        schema = (store.SCHEMA  # without the columns schemas 2 and 3 added
+                  .replace("    ops INTEGER,                    -- rate workloads: operations the kit counted\n", "")
+                  .replace(",\n    params TEXT NOT NULL DEFAULT ''  -- the parameter set it was planned with; '' for every set", ""))
+        assert "ops INTEGER" not in schema and "params TEXT NOT NULL DEFAULT" not in schema
         connection.executescript(schema + "PRAGMA user_version = 1;")
         connection.execute("INSERT INTO runs VALUES (1, 'then', 'then', 'complete', '{\"profile\": \"smoke\"}', '{}')")
     done = concbench("run", "-w", "ticks", "-m", "honest", "--profile", "smoke", "--db", old, env=fake_env)

@@ -82,3 +82,15 @@ def test_failures_are_classified_in_order():
     assert judge(b"", code=3, stderr="oops") == (Status.EXIT, "exit status 3: oops")
     assert judge(answer(), code=1)[0] == Status.EXIT
     assert judge(b"hello")[0] == Status.GARBAGE
+
+
+def judge_delay(wall_ns, delay_ns=1_000_000_000):
+    stdout = answer(runs=[{**RUN, "wall_ns": wall_ns}])
+    return verdict(process(stdout), parse(stdout), lambda ops: {"bytes": 6}, 0, 1, None, delay_ns)
+
+
+def test_units_that_sleep_a_delay_must_have_slept_at_the_same_time():
+    assert judge_delay(1_100_000_000) == (Status.OK, "")
+    assert judge_delay(2_000_000_000) == (
+        Status.INVALID, "run 1: took 2.000 s, twice the 1 s delay or more: the units did not sleep at the same time")
+    assert judge_delay(5, delay_ns=0) == (Status.OK, "")

@@ -1,6 +1,6 @@
 import pytest
 
-from concbench.stats import summarize
+from concbench.stats import mann_whitney_p, smallest_p, summarize
 
 
 def test_summary():
@@ -12,3 +12,14 @@ def test_summary():
 def test_one_value_has_no_spread_and_none_has_no_summary():
     assert summarize([5.0]).cv == 0.0
     assert summarize([]) is None
+
+
+def test_too_few_runs_cannot_show_a_change():
+    assert smallest_p(3, 3) == pytest.approx(0.1)
+    assert smallest_p(6, 6) < 0.01
+
+
+def test_mann_whitney_tells_apart_what_differs_and_not_what_overlaps():
+    assert mann_whitney_p([1, 2, 3, 4, 5, 6], [11, 12, 13, 14, 15, 16]) < 0.01
+    assert mann_whitney_p([1, 3, 5, 7, 9, 11], [2, 4, 6, 8, 10, 12]) > 0.5
+    assert mann_whitney_p([5.0] * 6, [5.0] * 6) == 1.0

@@ -147,3 +147,31 @@ def test_parameters_no_run_could_satisfy_are_bad_input():
     shrink = workloads.load_all()["map-shrink"]
     with pytest.raises(UserError, match="map-shrink: none of the first 3 draws"):
         shrink.param_sets("smoke", {"cases": ["3"]})
+
+
+@pytest.mark.parametrize("jobs, keys", [(200, 50), (2_000, 10_000), (100_000, 10_000), (7, 3), (1, 1)])
+def test_the_pool_sum_is_every_jobs_value_added_up(jobs, keys):
+    expected = workloads.load_all()["pool"].expected({"pool_size": 10, "jobs": jobs, "keys": keys})
+    assert expected == {"sum": sum(2 * (j % keys) + 1 for j in range(jobs))}
+
+
+@pytest.mark.parametrize("futures", [1, 100, 999, 1000, 1001, 10_000, 12_345])
+def test_the_future_sum_is_every_square_mod_1000_added_up(futures):
+    expected = workloads.load_all()["future"].expected({"futures": futures})
+    assert expected == {"sum": sum(i * i % 1000 for i in range(futures))}
+
+
+def test_the_celluloid_and_many_task_checks():
+    specs = workloads.load_all()
+    assert specs["spawn"].expected({"tasks": 10_000, "delay_ms": 5_000}) == {"sum": sum(range(10_000))}
+    assert specs["spawn"].delay_ns({"tasks": 1, "delay_ms": 5_000}) == 5_000_000_000
+    assert specs["spawn"].one_run_per_process and not specs["pool"].one_run_per_process
+    assert specs["ring"].expected({"nodes": 513, "laps": 100}) == {"hops": 51_300}
+    assert specs["mailbox"].expected({"messages": 4}) == {"count": 4, "sum": 10}
+    assert specs["latch"].expected({"count": 100, "rounds": 7}) == {"rounds": 7, "countdowns": 700}
+
+
+def test_a_delay_names_an_integer_parameter(tmp_path):
+    with pytest.raises(UserError, match="delay: 'nope' is not an integer parameter"):
+        load(tmp_path, 'delay = "nope"\n' + GOOD)
+    assert load(tmp_path, 'delay = "n"\n' + GOOD).delay_ns({"n": 2}) == 2_000_000

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from . import environment, paths, runtimes, setup as system, workloads
 from .errors import UserError
 from .plan import PROFILE_SETTINGS, Selection, make_plan
 from .progress import ProgressDisplay
 from .protocol import Status
-from .report import aggregate, diagnosis, records, terminal
+from .report import aggregate, comparison, diagnosis, records, terminal
 from .runner import execute
 from .store import Store
 
@@ -89,8 +90,8 @@ def run(workload, runtime, mechanism, profile, param, option, trials, warmup, ru
         rt.build()
     plan = make_plan(selection, specs, found)
     if not plan.cells:
-        for s in plan.skipped:
-            console.print(f"{s.workload} {s.row}: {s.kind}: {s.reason}")
+        for line in dict.fromkeys(f"{s.workload} {s.row}: {s.kind}: {s.reason}" for s in plan.skipped):
+            console.print(line)
         raise UserError("nothing to run: every selected cell is n/a or unavailable")
     if run_id is None:
         run_id = store.begin_run(selection.to_json(), environment.fingerprint(chosen))
@@ -99,8 +100,10 @@ def run(workload, runtime, mechanism, profile, param, option, trials, warmup, ru
         store.set_state(run_id, "running")
     todo = plan.trials(store.finished_trials(run_id))
     s = plan.settings
+    single = sorted({c.workload.id for c in plan.cells if c.workload.one_run_per_process})
+    exception = f"; one run for {', '.join(single)}, whose peak memory is one run's" if single else ""
     console.print(f"run {run_id}: {len(plan.cells)} cells x {s.trials} trials "
-                  f"({s.warmup} warm-up + {s.runs} timed runs each), {selection.profile} profile, "
+                  f"({s.warmup} warm-up + {s.runs} timed runs each{exception}), {selection.profile} profile, "
                   f"{len(todo)} trials to go; {len(plan.skipped)} cells n/a or unavailable; "
                   f"stored in {store.path}")
     signal.signal(signal.SIGTERM, _interrupt)
@@ -176,6 +179,50 @@ def _show(store: Store, run_id: int) -> int:
     return 1 if failed else 0
 
 
+@cli.command()
+@click.argument("before", type=int, metavar="RUN_A")
+@click.argument("after", type=int, metavar="RUN_B")
+@click.option("--threshold", type=click.FloatRange(min=0), default=5.0, show_default=True,
+              metavar="PCT", help="The smallest change in time worth calling, in percent.")
+@click.option("--fail-on-regression", type=click.FloatRange(min=0), metavar="PCT",
+              help="Exit 1 if a cell is called slower by PCT percent or more (for CI); "
+                   "lowers --threshold to PCT if that is lower.")
+@DB_OPTION
+def compare(before, after, threshold, fail_on_regression, db):
+    """Compare two stored runs cell by cell: both medians and their ratio.
+
+    A change is called only when a two-sided Mann-Whitney U test on the timed
+    runs of the verified trials gives p < 0.05 and the medians differ by at
+    least --threshold. With 3 runs a side no test can reach p < 0.05: give
+    the runs more trials or runs (e.g. --trials 5)."""
+    store = Store(db or paths.default_db())
+    runs = store.run(before), store.run(after)
+    try:
+        specs = workloads.load_all()
+    except UserError:
+        specs = {}
+    if fail_on_regression is not None:  # a regression that is not called cannot fail
+        threshold = min(threshold, fail_on_regression)
+    found = comparison.changes(store.trials(runs[0].id), store.trials(runs[1].id), specs,
+                               threshold / 100)
+    for label, run_info in zip(("before", "after"), runs):
+        console.print(Text(f"{label}: ") + terminal.run_header(run_info))
+    for difference in environment.differences(runs[0].environment, runs[1].environment):
+        console.print(f"[yellow]differs:[/] {difference}", markup=True)
+    for line in terminal.render_changes(found):
+        console.print(line)
+    console.print()
+    console.print(terminal.change_summary(found))
+    if fail_on_regression is None:
+        return 0
+    regressions = [c for c in found if c.verdict == comparison.Verdict.SLOWER
+                   and c.slowdown * 100 >= fail_on_regression]
+    for c in regressions:
+        console.print(f"[bold red]regression[/] {c.table.workload} {c.table.params} {c.row}: "
+                      f"{c.slowdown:.1%} more time", markup=True)
+    return 1 if regressions else 0
+
+
 @cli.command(name="list")
 def list_():
     """Workloads, runtimes, mechanisms, and every n/a cell with its reason."""
@@ -192,13 +239,19 @@ def list_():
             console.print(f"    {rt.name + '/' + name:<18} {mech.doc}")
         for name, option in rt.manifest.options.items():
             console.print(f"    option {name:<11} {option.doc}  (-o {name})")
+        for name, why in rt.manifest.absent.items():
+            console.print(f"    {rt.name + '/' + name:<18} absent: {why}")
     console.print("\n[bold]Cells that do not run[/]")
     for spec in specs.values():
         for rt in found.values():
             for mechanism in rt.manifest.mechanisms:
+                row = f"{spec.id:<15} {rt.name + '/' + mechanism:<18}"
                 reason = rt.na_reason(spec.id, mechanism)
+                limit = rt.manifest.mechanisms[mechanism].limits.get(spec.id)
                 if reason:
-                    console.print(f"  {spec.id:<15} {rt.name + '/' + mechanism:<18} n/a: {reason}")
+                    console.print(f"  {row} n/a: {reason}")
+                elif limit:
+                    console.print(f"  {row} n/a above {limit.param}={limit.max}: {limit.why}")
 
 
 @cli.command()
@@ -220,6 +273,8 @@ def doctor():
             hint = "" if usable else f"  ({rt.install_hint(mech.packages)})"
             console.print(f"{'[green]ok[/]     ' if usable else '[red]missing[/]'} "
                           f"{rt.name + '/' + name:<16} {' '.join(rt.expand(mech.requires))}{hint}")
+        for name, why in rt.manifest.absent.items():  # cannot be had here: not counted as missing
+            console.print(f"[yellow]absent[/]  {rt.name + '/' + name:<16} {why}")
     console.print(f"database: {paths.default_db()}")
     return 1 if missing else 0
 

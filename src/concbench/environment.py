@@ -52,3 +52,14 @@ def _read(path: str) -> str:
         return Path(path).read_text()
     except OSError:
         return ""
+
+
+def differences(before: dict, after: dict) -> list[str]:
+    """What differs between the fingerprints of two runs, 'what: before -> after'
+    (the machine, or the toolchains, may explain a change as well as the code)."""
+    def flat(env: dict) -> dict:
+        runtimes = {f"runtime {k}": v for k, v in env.get("runtimes", {}).items()}
+        return {**{k: v for k, v in env.items() if k not in ("load", "runtimes")}, **runtimes}
+    a, b = flat(before), flat(after)
+    return [f"{key}: {a.get(key, '-')} -> {b.get(key, '-')}"
+            for key in dict.fromkeys([*a, *b]) if a.get(key) != b.get(key)]

@@ -1,7 +1,7 @@
 """From what a command asks for to the cells to run, the cells that cannot
 run (each with its reason) and the order of the trials."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .errors import UserError
 from .records import CellKey, Skipped
@@ -76,6 +76,13 @@ class Plan:
     skipped: list[Skipped]
     settings: Settings
 
+    def settings_for(self, cell: Cell) -> Settings:
+        """The plan's settings, but one timed run and no warm-up for a workload
+        whose peak memory must be one run's own."""
+        if cell.workload.one_run_per_process:
+            return replace(self.settings, warmup=0, runs=1)
+        return self.settings
+
     def trials(self, finished: set[tuple[str, int]] = frozenset()) -> list[tuple[Cell, int]]:
         """Round-robin over the cells, so that drift of the machine hits every cell alike."""
         return [(cell, t) for t in range(self.settings.trials) for cell in self.cells
@@ -103,15 +110,15 @@ def make_plan(selection: Selection, workloads: dict[str, Workload],
                     cell = Cell(workload, runtime, mechanism, params, options)
                     reason = _why_not(cell)
                     if reason:
-                        skipped.setdefault((workload.id, cell.key.row), Skipped(
-                            workload.id, cell.key.row, *reason))
+                        skipped.setdefault((workload.id, cell.key.row, cell.key.params_text), Skipped(
+                            workload.id, cell.key.row, *reason, cell.key.params_text))
                     else:
                         cells.append(cell)
     return Plan(cells, list(skipped.values()), selection.settings)
 
 
 def _why_not(cell: Cell) -> tuple[str, str] | None:
-    na = cell.runtime.na_reason(cell.workload.id, cell.mechanism)
+    na = cell.runtime.na_reason(cell.workload.id, cell.mechanism, cell.params)
     if na:
         return "n/a", na
     missing = cell.runtime.unavailable(cell.mechanism)

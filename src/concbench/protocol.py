@@ -77,11 +77,12 @@ def parse(stdout: bytes) -> Response | Refusal | str:
 
 
 def verdict(exit: Exit, answer: Response | Refusal | str, expected: Callable[[int | None], dict[str, int]],
-            warmup: int, runs: int, batch: int | None = None) -> tuple[Status, str]:
+            warmup: int, runs: int, batch: int | None = None, delay_ns: int = 0) -> tuple[Status, str]:
     """Classify a finished trial; the detail says what went wrong, in one line.
     `expected` gives the result a run must report from the operations it
     counted; `batch` is set for rate workloads, whose every run must count a
-    positive whole number of batches."""
+    positive whole number of batches; `delay_ns` is what every unit slept,
+    which units sleeping at the same time must take less than twice of."""
     if exit.timed_out:
         return Status.TIMEOUT, "killed at its time limit"
     if exit.signal is not None:
@@ -96,7 +97,7 @@ def verdict(exit: Exit, answer: Response | Refusal | str, expected: Callable[[in
         return Status.INVALID, f"asked for {warmup} warm-up + {runs} runs, got {len(answer.runs)} runs in another order"
     for index, run in enumerate(answer.runs):
         mismatch = _bad_count(run.ops, batch) if batch else ""
-        mismatch = mismatch or compare(run.result, expected(run.ops))
+        mismatch = mismatch or compare(run.result, expected(run.ops)) or _not_concurrent(run.wall_ns, delay_ns)
         if mismatch:
             return Status.INVALID, f"run {index + 1}: {mismatch}"
     return Status.OK, ""
@@ -107,6 +108,13 @@ def _bad_count(ops: int | None, batch: int) -> str:
         return "no ops counted by the rate loop"
     if ops <= 0 or ops % batch:
         return f"ops = {ops}, expected a positive multiple of batch = {batch}"
+    return ""
+
+
+def _not_concurrent(wall_ns: int, delay_ns: int) -> str:
+    if delay_ns and wall_ns >= 2 * delay_ns:
+        return (f"took {wall_ns / 1e9:.3f} s, twice the {delay_ns / 1e9:g} s delay or more: "
+                "the units did not sleep at the same time")
     return ""
 
 

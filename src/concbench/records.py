@@ -81,3 +81,4 @@ class Skipped:
     row: str
     kind: str   # "n/a" or "unavailable"
     reason: str
+    params: str = ""   # the parameter set it was planned with; "" for every set

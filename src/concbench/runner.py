@@ -19,7 +19,7 @@ class Observer(Protocol):
 def execute(plan: Plan, store: Store, run_id: int, observer: Observer) -> None:
     for cell, index in plan.trials(store.finished_trials(run_id)):
         observer.started(cell, index)
-        record = run_trial(cell, index, plan.settings)
+        record = run_trial(cell, index, plan.settings_for(cell))
         store.add_trial(run_id, record)
         observer.finished(record)
 
@@ -35,7 +35,8 @@ def run_trial(cell: Cell, index: int, settings: Settings) -> TrialRecord:
     except OSError as e:
         return TrialRecord(cell.key, index, Status.ERROR, f"cannot start: {e}", _shown(expected, batch))
     answer = protocol.parse(exit.stdout)
-    status, detail = protocol.verdict(exit, answer, expected, settings.warmup, settings.runs, batch)
+    status, detail = protocol.verdict(exit, answer, expected, settings.warmup, settings.runs, batch,
+                                      workload.delay_ns(params))
     response = answer if isinstance(answer, Response) else None
     return TrialRecord(
         cell.key, index, status, detail, _shown(expected, batch, response),

@@ -21,11 +21,19 @@ class Option(Strict):
     doc: str
 
 
+class Limit(Strict):
+    """The most of a parameter a mechanism can take on a workload, and why."""
+    param: str
+    max: int
+    why: str
+
+
 class Mechanism(Strict):
     doc: str
     requires: list[str] = []
     packages: list[str] = []
     na: dict[str, str] = {}
+    limits: dict[str, Limit] = {}   # by workload id
 
 
 class Manifest(Strict):
@@ -38,6 +46,9 @@ class Manifest(Strict):
     build: list[str] = []
     options: dict[str, Option] = {}
     mechanisms: dict[str, Mechanism] = pydantic.Field(min_length=1)
+    # Mechanisms this runtime would offer but that cannot be had here, and why
+    # (doctor and list name them, so that nobody takes their absence for an oversight).
+    absent: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -78,11 +89,16 @@ class Runtime:
     def implements(self, workload: str) -> bool:
         return any((self.folder / "workloads").glob(f"{workload}.*"))
 
-    def na_reason(self, workload: str, mechanism: str) -> str | None:
-        """Why a cell cannot run here, or None if it must run and verify."""
+    def na_reason(self, workload: str, mechanism: str, params: dict | None = None) -> str | None:
+        """Why a cell cannot run here (with these parameters, if given), or None
+        if it must run and verify."""
         if not self.implements(workload):
             return f"not implemented in {self.name} yet"
-        return self.manifest.mechanisms[mechanism].na.get(workload)
+        spec = self.manifest.mechanisms[mechanism]
+        limit = spec.limits.get(workload)
+        if params is not None and limit and params.get(limit.param, 0) > limit.max:
+            return f"{limit.why} (it takes {limit.param} <= {limit.max})"
+        return spec.na.get(workload)
 
     @cached_property
     def toolchain(self) -> Probe:

@@ -11,11 +11,12 @@ from .errors import UserError
 from .protocol import Status
 from .records import CellKey, Sample, Skipped, TrialRecord
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # What turns a database of each older schema into the next one.
 MIGRATIONS = {
     1: "ALTER TABLE samples ADD COLUMN ops INTEGER;",  # rate workloads
+    2: "ALTER TABLE skipped ADD COLUMN params TEXT NOT NULL DEFAULT '';",  # n/a above a limit
 }
 
 SCHEMA = """
@@ -51,7 +52,8 @@ CREATE TABLE samples (
 );
 CREATE TABLE skipped (
     run_id INTEGER NOT NULL REFERENCES runs(id),
-    workload TEXT NOT NULL, row TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL
+    workload TEXT NOT NULL, row TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL,
+    params TEXT NOT NULL DEFAULT ''  -- the parameter set it was planned with; '' for every set
 );
 """
 
@@ -111,8 +113,8 @@ class Store:
         with self._transaction():
             self.db.execute("DELETE FROM skipped WHERE run_id = ?", (run_id,))
             self.db.executemany(
-                "INSERT INTO skipped (run_id, workload, row, kind, reason) VALUES (?, ?, ?, ?, ?)",
-                [(run_id, s.workload, s.row, s.kind, s.reason) for s in skipped])
+                "INSERT INTO skipped (run_id, workload, row, kind, reason, params) VALUES (?, ?, ?, ?, ?, ?)",
+                [(run_id, s.workload, s.row, s.kind, s.reason, s.params) for s in skipped])
 
     def add_trial(self, run_id: int, t: TrialRecord) -> None:
         with self._transaction():
@@ -171,7 +173,7 @@ class Store:
         return records
 
     def skipped(self, run_id: int) -> list[Skipped]:
-        rows = self.db.execute("SELECT workload, row, kind, reason FROM skipped WHERE run_id = ?",
+        rows = self.db.execute("SELECT workload, row, kind, reason, params FROM skipped WHERE run_id = ?",
                                (run_id,))
         return [Skipped(*row) for row in rows]
 

@@ -8,7 +8,7 @@ from typing import Literal
 
 import pydantic
 
-from . import expr, lcg, paths
+from . import expr, lcg, paths, series
 from .errors import UserError
 from .spec import Strict, load_toml
 
@@ -17,8 +17,10 @@ PROFILES = ("smoke", "quick", "standard", "full")
 Value = int | float | str
 Params = dict[str, Value]
 
-# What `[expect]` may call: the catalogue's portable random inputs.
-FUNCTIONS: expr.Functions = {"lcg_sum": lcg.lcg_sum, "lcg_first_above": lcg.lcg_first_above}
+# What `[expect]` may call: the catalogue's portable random inputs, and sums
+# with no short closed form.
+FUNCTIONS: expr.Functions = {"lcg_sum": lcg.lcg_sum, "lcg_first_above": lcg.lcg_first_above,
+                             "squares_mod_sum": series.squares_mod_sum}
 
 # A rate workload's expectations may name the operations its run counted.
 OPS = "ops"
@@ -80,6 +82,13 @@ class Workload(Strict):
     # The kind of work it stands for, if it takes part in the diagnosis of
     # which mechanism wins for which work.
     work: str | None = None
+    # The integer parameter (milliseconds) that every unit sleeps, if any. When
+    # it is above 0, a run must take less than twice it, or its units did not
+    # sleep at the same time; reports show the overhead, real time minus it.
+    delay: str | None = None
+    # Peak memory is a process's figure: trials of such a workload make one
+    # timed run and no warm-up, so that the peak is that run's own.
+    one_run_per_process: bool = False
     params: dict[str, Param]
     expect: dict[str, str]
     # A list of values is a sweep: one cell per value.
@@ -94,6 +103,8 @@ class Workload(Strict):
             if not self.rate_format:
                 raise ValueError("a rate workload has a rate_format")
         countable = {name for name, p in self.params.items() if p.type == "int"}
+        if self.delay is not None and self.delay not in countable:
+            raise ValueError(f"delay: {self.delay!r} is not an integer parameter")
         if self.kind == "rate":
             countable.add(OPS)
         for key, source in self.expect.items():
@@ -146,6 +157,11 @@ class Workload(Strict):
         if ops is not None:
             values[OPS] = ops
         return {key: expr.evaluate(source, values, FUNCTIONS) for key, source in self.expect.items()}
+
+
+    def delay_ns(self, params: Params) -> int:
+        """The time every unit of a run sleeps by design, in nanoseconds (0: none)."""
+        return params[self.delay] * 1_000_000 if self.delay else 0
 
 
 def _expand(values: dict[str, Value | list[Value]]) -> list[Params]:

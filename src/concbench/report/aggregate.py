@@ -20,12 +20,19 @@ class CellResult:
         return tuple(t for t in self.trials if t.status == Status.OK)
 
     def _timed(self, figure) -> Summary | None:
-        """A figure of the timed runs of verified trials, in seconds; failures never count."""
-        return summarize(figure(s) / 1e9 for t in self.verified for s in t.timed)
+        return summarize(self._seconds(figure))
+
+    def _seconds(self, figure) -> list[float]:
+        """A figure of every timed run of verified trials, in seconds; failures never count."""
+        return [figure(s) / 1e9 for t in self.verified for s in t.timed]
+
+    @cached_property
+    def reals(self) -> list[float]:
+        return self._seconds(lambda s: s.wall_ns)
 
     @cached_property
     def real(self) -> Summary | None:
-        return self._timed(lambda s: s.wall_ns)
+        return summarize(self.reals)
 
     @cached_property
     def user(self) -> Summary | None:
@@ -40,9 +47,13 @@ class CellResult:
         return self._timed(lambda s: s.user_ns + s.sys_ns)
 
     @cached_property
-    def rate(self) -> Summary | None:
+    def rates(self) -> list[float]:
         """Operations per second of the timed runs of verified trials (rate workloads)."""
-        return summarize(s.ops / s.wall_ns * 1e9 for s in self.rated_runs)
+        return [s.ops / s.wall_ns * 1e9 for s in self.rated_runs]
+
+    @cached_property
+    def rate(self) -> Summary | None:
+        return summarize(self.rates)
 
     @cached_property
     def median_run(self) -> Sample | None:
@@ -82,16 +93,25 @@ class Table:
     baseline: CellResult | None
     rate_format: str | None = None   # set for rate workloads: "executions" or "ips"
     work: str | None = None          # the kind of work, for the diagnosis
+    delay: float = 0.0               # seconds every unit sleeps by design (spawn's delay_ms)
 
     def figure(self, cell: CellResult) -> Summary | None:
         """What ranks the rows: ops/s for a rate workload, else real time."""
         return cell.rate if self.rate_format else cell.real
+
+    def values(self, cell: CellResult) -> list[float]:
+        """That figure of every timed run of verified trials."""
+        return cell.rates if self.rate_format else cell.reals
 
     def ratio(self, cell: CellResult) -> float | None:
         """real / real of the baseline; for a rate workload, ops/s / ops/s of the baseline."""
         mine = self.figure(cell)
         theirs = self.figure(self.baseline) if self.baseline else None
         return mine.median / theirs.median if mine and theirs else None
+
+    def overhead(self, cell: CellResult) -> float | None:
+        """Real time minus the delay the units slept: what the concurrency cost."""
+        return cell.real.median - self.delay if self.delay and cell.real else None
 
 
 def ratio_text(ratio: float) -> str:
@@ -109,8 +129,12 @@ def tables(trials: list[TrialRecord], skipped: list[Skipped],
     groups: dict[tuple[str, str], list[CellResult]] = {}
     for key, cell_trials in cells.items():
         groups.setdefault((key.workload, key.params_text), []).append(CellResult(key, tuple(cell_trials)))
+    ran = list(dict.fromkeys(workload for workload, _ in groups))  # in plan order
+    for s in skipped:  # a parameter set of a workload that ran elsewhere shows why it did not
+        if s.workload in ran and s.params:
+            groups.setdefault((s.workload, s.params), [])
     result = []
-    for (workload, params), rows in groups.items():
+    for (workload, params), rows in sorted(groups.items(), key=lambda item: ran.index(item[0][0])):
         spec = specs.get(workload)
         baseline = next((r for r in rows if spec and r.key.row == spec.baseline), None)
         if baseline is None:  # not in this run: compare with the first row that has figures
@@ -119,7 +143,8 @@ def tables(trials: list[TrialRecord], skipped: list[Skipped],
         # The baseline, then its runtime's other rows, then the rest, each in plan order.
         ordered = sorted(rows, key=lambda r: (r is not baseline, r.key.runtime != baseline.key.runtime)) \
             if baseline else rows
+        delay = spec.delay_ns(dict(rows[0].key.params)) / 1e9 if spec and rows else 0.0
         result.append(Table(workload, spec.title if spec else workload, params, tuple(ordered),
-                            tuple(s for s in skipped if s.workload == workload), baseline,
-                            rate_format, spec.work if spec else None))
+                            tuple(s for s in skipped if s.workload == workload and s.params in ("", params)),
+                            baseline, rate_format, spec.work if spec else None, delay))
     return result

@@ -11,11 +11,13 @@ from ..protocol import Status
 from ..stats import Summary
 from ..store import RunInfo
 from .aggregate import CellResult, Table, ratio_text
+from .comparison import ALPHA, Change, Verdict
 
 LEGEND = (
     "user, system, total, (real): medians in seconds over the timed runs of verified trials,\n"
     "measured by the kit around the work only; ratio: real / real of the first row (the baseline);\n"
-    "spread: coefficient of variation of real; memory: median peak RSS per trial process (wait4),\n"
+    "overhead: real minus the delay every unit slept (spawn); spread: coefficient of variation\n"
+    "of real; memory: median peak RSS per trial process (wait4),\n"
     "* = the whole process tree (the parent's peak + each child's private memory); units: threads,\n"
     "fibers, processes or ractors created per run; trials: verified / run. A trial that is not\n"
     "verified never enters a figure.\n"
@@ -38,7 +40,7 @@ def run_header(run: RunInfo) -> Text:
 def render(table: Table) -> list[Text]:
     width = max([len(r.key.row) for r in table.rows] + [len(s.row) for s in table.skipped] + [12])
     layout = LAYOUTS[table.rate_format]
-    header = layout.header(width)
+    header = layout.header(width) + ("   overhead" if table.delay else "")
     lines = [Text(f"{table.title} ({table.workload}): {table.params}", style="bold"),
              Text(header + ("     ratio   spread" if layout.spread else "     ratio") + _TAIL_HEADER,
                   style="dim")]
@@ -49,7 +51,8 @@ def render(table: Table) -> list[Text]:
                                        ("no verified trial", "red"), "  ", _check(cell)))
         else:
             spread = _spread(layout.spread(cell)) if layout.spread else ""
-            lines.append(Text.assemble(label, layout.figures(cell), _ratio(table.ratio(cell)),
+            overhead = f" {table.overhead(cell):10.6f}" if table.delay else ""
+            lines.append(Text.assemble(label, layout.figures(cell), overhead, _ratio(table.ratio(cell)),
                                        spread, _tail(cell, table.rate_format is not None)))
     lines += [Text(f"{rows:<{width}}  {why}", style="dim") for why, rows in _skipped(table).items()]
     lines += [line for cell in table.rows for line in _failures(cell)]
@@ -170,3 +173,59 @@ def _failures(cell: CellResult) -> list[Text]:
                                    f": {detail}"))
         lines += [Text(f"    | {line[:160]}", style="dim") for line in stderr.strip().splitlines()[-3:]]
     return lines
+
+
+def render_changes(changes: list[Change]) -> list[Text]:
+    """The Before/After tables: per cell both medians, their ratio, the test's
+    p-value and the verdict; one table per workload and parameter set."""
+    groups: dict[tuple[str, str], list[Change]] = {}
+    for change in changes:
+        groups.setdefault((change.table.workload, change.table.params), []).append(change)
+    lines = []
+    for group in groups.values():
+        table = group[0].table
+        width = max([len(c.row) for c in group] + [12])
+        unit = "ops/s" if table.rate_format else "real"
+        lines += [Text(), Text(f"{table.title} ({table.workload}): {table.params}", style="bold"),
+                  Text(f"{'':<{width}} {'before ' + unit:>14} {'after ' + unit:>14}      ratio         p  change",
+                       style="dim")]
+        for change in group:
+            before, after = change.medians
+            ratio = _ratio(after / before) if before and after else f"{'-':>10}"
+            p = f"{change.p:9.3f}" if change.p is not None else f"{'-':>9}"
+            lines.append(Text.assemble(f"{change.row:<{width}} {_figure(table, before)} {_figure(table, after)}",
+                                       ratio, p, "  ", _verdict(change)))
+    return lines
+
+
+def _figure(table: Table, value: float | None) -> str:
+    if value is None:
+        return f"{'-':>14}"
+    return f"{_si(value):>14}" if table.rate_format else f"{value:14.6f}"
+
+
+def _verdict(change: Change) -> Text:
+    slowdown = change.slowdown
+    match change.verdict:
+        case Verdict.FASTER:
+            return Text(f"faster: {-slowdown:.1%} less time", style="bold green")
+        case Verdict.SLOWER:
+            return Text(f"slower: {slowdown:.1%} more time", style="bold red")
+        case Verdict.SAME:
+            why = "within the noise" if change.p >= ALPHA else f"under the {change.threshold:.0%} threshold"
+            return Text(f"no change ({slowdown:+.1%}, {why})", style="dim")
+        case Verdict.UNTESTABLE:
+            n, m = change.sizes
+            return Text(f"untested ({slowdown:+.1%}): {n} and {m} runs cannot give p < {ALPHA}",
+                        style="yellow")
+    missing = ("only in the after run" if change.before is None else
+               "only in the before run" if change.after is None else "no verified run on one side")
+    return Text(missing, style="yellow")
+
+
+def change_summary(changes: list[Change]) -> str:
+    if not changes:
+        return "no cells in either run"
+    counts = {verdict: sum(c.verdict == verdict for c in changes) for verdict in Verdict}
+    return (", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n) +
+            f" (a change is called at p < {ALPHA} and {changes[0].threshold:.0%} or more)")
