@@ -1,0 +1,56 @@
+-- | Spawn: start `tasks` units at once; unit i sleeps `delay_ms` if that is
+-- above 0, then returns i; await them all and sum what they returned.
+module Workloads.Spawn (mechanisms) where
+
+import Control.Concurrent (forkIO, threadDelay)
+import Control.Concurrent.Async (mapConcurrently)
+import Control.Concurrent.STM
+import Control.Monad (forM_, when)
+import Data.List (foldl')
+
+import Kit
+
+mechanisms :: [(String, Mechanism)]
+mechanisms = [("forkio", forkioSpawn), ("async", asyncSpawn), ("stm", stmSpawn)]
+
+-- | The number of tasks, and task i.
+prepare :: Params -> IO (Int, Int -> IO Int)
+prepare params = do
+  tasks <- int params "tasks"
+  delay <- int params "delay_ms"
+  pure (tasks, \i -> when (delay > 0) (threadDelay (delay * 1000)) >> pure i)
+
+-- | forkIO and an MVar per task.
+forkioSpawn :: Mechanism
+forkioSpawn params = do
+  (tasks, task) <- prepare params
+  pure $ do
+    awaits <- mapM (fork forkio . task) [0 .. tasks - 1]
+    total <- foldStrict awaits
+    pure (Outcome [("sum", total)] tasks)
+
+-- | The seed's code. mapConcurrently runs Concurrently's <*>, which forks
+-- both of its sides: a thread for each task and one for the rest of the list.
+asyncSpawn :: Mechanism
+asyncSpawn params = do
+  (tasks, task) <- prepare params
+  pure $ do
+    values <- mapConcurrently task [0 .. tasks - 1]
+    pure (Outcome [("sum", foldl' (+) 0 values)] (2 * tasks))
+
+-- | Each task adds its value to a TVar and counts itself done in the same
+-- transaction; the caller waits until every task is done.
+stmSpawn :: Mechanism
+stmSpawn params = do
+  (tasks, task) <- prepare params
+  pure $ do
+    sums <- newTVarIO 0
+    done <- newTVarIO 0
+    forM_ [0 .. tasks - 1] $ \i -> forkIO $ do
+      value <- task i
+      atomically (modifyTVar' sums (+ value) >> modifyTVar' done (+ (1 :: Int)))
+    total <- atomically $ do
+      finished <- readTVar done
+      check (finished == tasks)
+      readTVar sums
+    pure (Outcome [("sum", total)] tasks)
