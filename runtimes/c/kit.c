@@ -33,6 +33,7 @@ static const struct workload workloads[] = {
     {"yield", yield_mechanisms},
     {"await-readable", await_readable_mechanisms},
     {"await-writable", await_writable_mechanisms},
+    {"spawn", spawn_mechanisms},
 };
 
 /* Clock readings at one end of a timed region. */

@@ -51,6 +51,7 @@ extern const struct mechanism invoke_waiting_mechanisms[];
 extern const struct mechanism yield_mechanisms[];
 extern const struct mechanism await_readable_mechanisms[];
 extern const struct mechanism await_writable_mechanisms[];
+extern const struct mechanism spawn_mechanisms[];
 
 /* Fetches integer parameter `name` (>= min) into *value; -1 if missing,
  * not an integer or too small. */

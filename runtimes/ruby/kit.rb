@@ -9,10 +9,21 @@
 # outstanding and returns [result, units].
 # Yielding lets a mechanism keep the kit's loop inside its own context (a
 # fiber scheduler's reactor, say) while its setup stays outside the timing.
+#
+# A workload module may define prepare(**params): the kit calls it once, before
+# the first run, for inputs that the spec makes before the timing (a table to
+# look up, say); it is not timed.
+#
+# A mechanism's library (LIBRARIES) is loaded before the workload's file and
+# the first run, and only for that mechanism's trials (loading celluloid sets
+# up its actor system and its shutdown at exit; concurrent-ruby starts a
+# timer thread): a workload file defines the classes that need the library
+# (actors) only `if defined?` it.
 require "json"
 
 module Kit
-  MECHANISMS = %w[none raw_fiber thread fiber process ractor].freeze
+  MECHANISMS = %w[none raw_fiber thread fiber process ractor celluloid concurrent].freeze
+  LIBRARIES = { "fiber" => "async", "celluloid" => "celluloid", "concurrent" => "concurrent-edge" }.freeze
   # Parameters of the kit's rate loop, not of the mechanism.
   LOOP_PARAMS = %i[seconds gc].freeze
 
@@ -75,11 +86,11 @@ module Kit
 
     def serve(request)
       workload, mechanism = request.fetch("workload"), request.fetch("mechanism")
+      load_library(mechanism) # first: a workload defines its actor classes only if their library is loaded
       impl = load_workload(workload)
       unless MECHANISMS.include?(mechanism) && impl.respond_to?(mechanism)
         raise Refusal, "mechanism #{mechanism.inspect} is not implemented for workload #{workload.inspect}"
       end
-      require "async" if mechanism == "fiber" # loaded before any run is timed
       @scratch = request.fetch("scratch")
       @memory_dir = File.join(@scratch, ".kit-memory")
       Dir.mkdir(@memory_dir)
@@ -93,6 +104,7 @@ module Kit
         GC.disable # as the Concurrently seed does; recorded in the flags
         @flags << "gc=off"
       end
+      impl.prepare(**params) if impl.respond_to?(:prepare)
       warmup = request.fetch("warmup")
       largest_tree = nil
       runs = Array.new(warmup + request.fetch("runs")) do |i|
@@ -103,6 +115,15 @@ module Kit
       response = { ok: true, runtime: runtime, runs: runs }
       response[:tree_rss_kb] = own_peak_kb + largest_tree if largest_tree
       response
+    end
+
+    def load_library(mechanism)
+      return unless (library = LIBRARIES[mechanism])
+      require library
+      # Celluloid logs at debug level by default (every actor it terminates at
+      # exit), and 0.16 warns each time a pool is terminated that it killed the
+      # pool's finalizer (celluloid#542; pool.rb makes up for it): errors only.
+      Celluloid.logger.level = Logger::ERROR if mechanism == "celluloid"
     end
 
     def load_workload(id)

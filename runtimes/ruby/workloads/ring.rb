@@ -1,0 +1,127 @@
+require_relative "actors"
+
+module Workloads
+  # `nodes` units in a ring, each knowing the next. The first starts a token
+  # at count 0; every pass adds one. When the token reaches the first unit for
+  # the `laps`-th time, the first unit stops it and reports its count; then
+  # every unit is stopped and awaited. The units are the nodes, the first
+  # included.
+  #
+  # The actor mechanisms build the ring as Celluloid's ring example does: each
+  # node is made knowing the node made before it, the first of them knowing
+  # the head; the head learns the last one when it starts the token.
+  module Ring
+    # Each unit waits on an inbox of its own; closing the inboxes stops them.
+    def self.thread(nodes:, laps:) = queued(nodes, laps, :value) { |work| Thread.new(&work) }
+
+    def self.fiber(nodes:, laps:)
+      Sync { |task| queued(nodes, laps, :wait) { |work| task.async(&work) } }
+    end
+
+    # A ractor's inbox is its own: Ractor#send to it, Ractor.receive in it.
+    # Closing a node's inbox makes its receive raise, which ends its loop.
+    def self.ractor(nodes:, laps:)
+      head = Ractor.new(laps) { |n| Ring.head(n, Ractor.receive) { Ractor.receive } }
+      link = head
+      others = Array.new(nodes - 1) { link = Ractor.new(link) { |to| loop { to.send(Ractor.receive + 1) } } }
+      head.send(link)
+      hops = head.take
+      others.each { |node| node.close_incoming; node.take }
+      [{ hops: hops }, nodes]
+    end
+
+    # A pass is an async call. The head's run waits (a task suspended, the
+    # actor still serving calls) until its last lap signals the count.
+    def self.celluloid(nodes:, laps:)
+      head = CelluloidHead.new(laps)
+      link = head
+      others = Array.new(nodes - 1) { link = CelluloidNode.new(link) }
+      hops = head.run(link)
+      [head, *others].each(&:terminate)
+      [{ hops: hops }, nodes]
+    end
+
+    if defined?(::Celluloid)
+      class CelluloidNode
+        include ::Celluloid
+
+        def initialize(link) = @link = link
+        def pass(count) = @link.async.pass(count + 1)
+      end
+
+      class CelluloidHead
+        include ::Celluloid
+
+        def initialize(laps) = @laps = laps
+
+        def run(link)
+          @link = link
+          link.async.pass(1)
+          wait(:lapped)
+        end
+
+        def pass(count) = (@laps -= 1).zero? ? signal(:lapped, count) : @link.async.pass(count + 1)
+      end
+    end
+
+    # A pass is a tell to a Concurrent::Actor; the head fulfils a future with the count.
+    def self.concurrent(nodes:, laps:)
+      lapped = Concurrent::Promises.resolvable_future
+      head = ActorHead.spawn(:head, laps, lapped)
+      link = head
+      others = Array.new(nodes - 1) { link = ActorNode.spawn(:node, link) }
+      head.tell(link)
+      hops = lapped.value!
+      Actors.terminate([head, *others])
+      [{ hops: hops }, nodes]
+    end
+
+    if defined?(::Concurrent::Actor)
+      class ActorNode < ::Concurrent::Actor::Context
+        def initialize(link) = @link = link
+        def on_message(count) = @link.tell(count + 1)
+      end
+
+      class ActorHead < ::Concurrent::Actor::Context
+        def initialize(laps, lapped)
+          @laps, @lapped = laps, lapped
+        end
+
+        # The first message is the node to pass to; then the token's counts.
+        def on_message(message)
+          if @link.nil?
+            (@link = message).tell(1)
+          elsif (@laps -= 1).zero?
+            @lapped.fulfill(message)
+          else
+            @link.tell(message + 1)
+          end
+        end
+      end
+    end
+
+    # Unit i passes to unit i + 1, the last to the first; `await` ends a unit.
+    def self.queued(nodes, laps, await)
+      inboxes = Array.new(nodes) { Thread::Queue.new }
+      units = Array.new(nodes) do |i|
+        inbox, link = inboxes[i], inboxes[(i + 1) % nodes]
+        yield(i.zero? ? proc { head(laps, link) { inbox.pop } } : proc { while (count = inbox.pop) do link << count + 1 end })
+      end
+      hops = units.first.public_send(await)
+      inboxes.each(&:close) # a closed queue's pop returns nil once it is empty
+      units.each(&await)
+      [{ hops: hops }, nodes]
+    end
+
+    # The head: starts the token, takes it back with the block `laps` times
+    # and returns its count.
+    def self.head(laps, link)
+      count = 0
+      laps.times do
+        link << count + 1
+        count = yield
+      end
+      count
+    end
+  end
+end

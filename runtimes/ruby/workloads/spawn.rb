@@ -1,0 +1,37 @@
+module Workloads
+  # Start `tasks` units at once; unit i sleeps `delay_ms` (if > 0) and returns
+  # i; the caller awaits them all and sums what they returned. Every mechanism
+  # starts every unit before it awaits the first, so the sleeps overlap.
+  module Spawn
+    def self.thread(tasks:, delay_ms:)
+      [{ sum: Array.new(tasks) { |i| Thread.new { work(i, delay_ms) } }.sum(&:value) }, tasks]
+    end
+
+    # Kernel#sleep in a task goes to the scheduler: the task waits on the reactor's timers.
+    def self.fiber(tasks:, delay_ms:)
+      Sync do |task|
+        [{ sum: Array.new(tasks) { |i| task.async { work(i, delay_ms) } }.sum(&:wait) }, tasks]
+      end
+    end
+
+    # Each child writes its value to a shared pipe (8 bytes: one atomic write).
+    def self.process(tasks:, delay_ms:)
+      results, report = IO.pipe
+      pids = Array.new(tasks) { |i| Kit.fork { report.write([work(i, delay_ms)].pack("Q<")) } }
+      report.close
+      sum = results.read.unpack("Q<*").sum # EOF once every child has exited
+      results.close
+      Kit.wait(pids)
+      [{ sum: sum }, tasks]
+    end
+
+    def self.ractor(tasks:, delay_ms:)
+      [{ sum: Array.new(tasks) { |i| Ractor.new(i, delay_ms) { |j, ms| Spawn.work(j, ms) } }.sum(&:take) }, tasks]
+    end
+
+    def self.work(i, delay_ms)
+      sleep(delay_ms / 1000.0) if delay_ms > 0
+      i
+    end
+  end
+end
