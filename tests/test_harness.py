@@ -3,6 +3,7 @@ fake runtime: every kind of failure is classified and stored, the run goes on,
 and bad input gets one line."""
 
 import json
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 
 from concbench import store
 
-from conftest import assert_one_line_error, concbench
+from conftest import FIXTURES, assert_one_line_error, concbench
 
 
 def records(env, run=None):
@@ -148,6 +149,16 @@ def test_a_mechanism_is_na_above_its_limit_and_runs_below_it(fake_env):
     assert "fake/honest        n/a above n=500: an honest count past 500 is too tiring" in listed
 
 
+def test_a_limit_on_a_parameter_the_workload_lacks_gets_one_line(fake_env, tmp_path):
+    runtime = tmp_path / "fake"
+    shutil.copytree(FIXTURES / "runtimes" / "fake", runtime)
+    manifest = runtime / "runtime.toml"
+    manifest.write_text(manifest.read_text().replace('param = "n"', 'param = "m"'))
+    env = {**fake_env, "CONCBENCH_RUNTIMES": str(tmp_path)}
+    assert_one_line_error(concbench("run", "-w", "triangle", "-m", "honest", env=env),
+                          "mechanisms.honest.limits.triangle: triangle has no parameter 'm'")
+
+
 def paced_run(env, wall_ns, *args):
     done = concbench("run", "-w", "triangle", "-m", "paced,honest", "--trials", "3", "--warmup", "0",
                      *args, env={**env, "FAKE_WALL_NS": str(wall_ns)})
@@ -201,6 +212,17 @@ def test_interrupted_runs_keep_their_trials_and_resume(fake_env):
     rows = records(fake_env)
     assert sorted(r["trial"] for r in rows) == list(range(6))
     assert_one_line_error(concbench("run", "--resume", "1", env=fake_env), "run 1 is complete")
+
+
+def test_a_second_run_on_a_database_in_use_is_refused(fake_env):
+    command = [sys.executable, "-m", "concbench", "run", "-w", "triangle", "-m", "slow", "--trials", "4"]
+    first = subprocess.Popen(command, env=fake_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while _stored(fake_env["CONCBENCH_DB"]) < 1:
+        time.sleep(0.1)
+    assert_one_line_error(concbench("run", "--resume", env=fake_env), "is in use by another concbench run")
+    first.send_signal(signal.SIGINT)
+    first.communicate(timeout=30)
+    assert concbench("run", "--resume", env=fake_env).returncode == 0
 
 
 def _stored(db):

@@ -71,6 +71,7 @@ def run(workload, runtime, mechanism, profile, param, option, trials, warmup, ru
     Ctrl-C loses nothing (continue with --resume). Exits 1 if any trial failed
     or did not verify."""
     store = Store(db or paths.default_db())
+    store.hold_for_run()
     if resume:
         given = (workload, runtime, mechanism, param, option)
         if any(given) or any(v is not None for v in (trials, warmup, runs, timeout)):
@@ -95,9 +96,9 @@ def run(workload, runtime, mechanism, profile, param, option, trials, warmup, ru
         raise UserError("nothing to run: every selected cell is n/a or unavailable")
     if run_id is None:
         run_id = store.begin_run(selection.to_json(), environment.fingerprint(chosen))
-        store.add_skipped(run_id, plan.skipped)
     else:
         store.set_state(run_id, "running")
+    store.add_skipped(run_id, plan.skipped)  # a resumed run's, as the manifests say now
     todo = plan.trials(store.finished_trials(run_id))
     s = plan.settings
     single = sorted({c.workload.id for c in plan.cells if c.workload.one_run_per_process})

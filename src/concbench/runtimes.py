@@ -96,8 +96,12 @@ class Runtime:
             return f"not implemented in {self.name} yet"
         spec = self.manifest.mechanisms[mechanism]
         limit = spec.limits.get(workload)
-        if params is not None and limit and params.get(limit.param, 0) > limit.max:
-            return f"{limit.why} (it takes {limit.param} <= {limit.max})"
+        if params is not None and limit:
+            if limit.param not in params:
+                raise UserError(f"{self.folder / 'runtime.toml'}: mechanisms.{mechanism}.limits.{workload}: "
+                                f"{workload} has no parameter {limit.param!r}")
+            if params[limit.param] > limit.max:
+                return f"{limit.why} (it takes {limit.param} <= {limit.max})"
         return spec.na.get(workload)
 
     @cached_property

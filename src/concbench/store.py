@@ -1,6 +1,7 @@
 """SQLite storage: every finished trial is committed at once, so an
 interrupted run loses nothing and can be resumed."""
 
+import fcntl
 import json
 import sqlite3
 from dataclasses import dataclass
@@ -82,6 +83,18 @@ class Store:
             self._migrate()
         except (OSError, sqlite3.Error) as e:
             raise UserError(f"database {path}: {e}") from None
+
+    def hold_for_run(self) -> None:
+        """Refuse a second `run` on this database while one is running: two at
+        once would measure each other (and both write one run's trials). The
+        flock is held until the process exits; SQLite's own locks are of
+        another kind and do not conflict with it."""
+        self._held = open(self.path, "rb")
+        try:
+            fcntl.flock(self._held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(f"database {self.path} is in use by another concbench run: "
+                            "wait for it, or give this one another --db") from None
 
     def _migrate(self) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
