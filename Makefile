@@ -7,10 +7,13 @@ CONCBENCH := $(VENV)/bin/concbench
 
 .PHONY: bench test setup clean fidelity
 
+# The report is written even when a trial failed or the run was interrupted
+# (it shows what went wrong); make's exit status is still the run's.
 bench: setup
-	@$(CONCBENCH) run
+	@$(CONCBENCH) run; status=$$?; $(CONCBENCH) report || exit $$?; exit $$status
 
 test: setup
+	@$(CONCBENCH) setup --tests
 	@$(VENV)/bin/pytest -q
 
 setup: $(VENV)/installed

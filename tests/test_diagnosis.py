@@ -58,3 +58,10 @@ def test_mechanisms_level_with_the_best_share_the_win():
 
 def test_workloads_without_a_kind_of_work_are_not_diagnosed():
     assert diagnose(invoke={"none": [1, 2, 3]}) == []
+
+
+def test_neighbours_whose_intervals_overlap_are_not_ranked():
+    records = trials("map-io", {"none": [100, 150, 200], "thread": [190, 210, 230], "ractor": [300, 310, 320]})
+    table = aggregate.tables(records, [], SPECS)[0]
+    assert [r.key.mechanism for r in table.ranked()] == ["ractor", "thread", "none"]
+    assert [(a.key.mechanism, b.key.mechanism) for a, b in table.unsettled()] == [("thread", "none")]

@@ -193,6 +193,14 @@ def test_compare_fails_on_a_regression_for_ci(fake_env):
     assert_one_line_error(concbench("compare", 1, 9, env=fake_env), "no run 9")
 
 
+def test_trials_go_round_robin_across_cells_so_drift_hits_all_alike(fake_env):
+    done = concbench("run", "-w", "triangle", "-m", "honest,slow", "--trials", "3", "-p", "n=3", env=fake_env)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(fake_env["CONCBENCH_DB"]) as connection:
+        order = connection.execute("SELECT mechanism, trial FROM trials ORDER BY id").fetchall()
+    assert order == [("honest", 0), ("slow", 0), ("honest", 1), ("slow", 1), ("honest", 2), ("slow", 2)]
+
+
 def test_interrupted_runs_keep_their_trials_and_resume(fake_env):
     command = [sys.executable, "-m", "concbench", "run", "-w", "triangle", "-m", "slow", "--trials", "6"]
     child = subprocess.Popen(command, env=fake_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

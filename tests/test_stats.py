@@ -1,6 +1,6 @@
 import pytest
 
-from concbench.stats import mann_whitney_p, smallest_p, summarize
+from concbench.stats import mann_whitney_p, median_interval, smallest_p, summarize
 
 
 def test_summary():
@@ -23,3 +23,17 @@ def test_mann_whitney_tells_apart_what_differs_and_not_what_overlaps():
     assert mann_whitney_p([1, 2, 3, 4, 5, 6], [11, 12, 13, 14, 15, 16]) < 0.01
     assert mann_whitney_p([1, 3, 5, 7, 9, 11], [2, 4, 6, 8, 10, 12]) > 0.5
     assert mann_whitney_p([5.0] * 6, [5.0] * 6) == 1.0
+
+
+def test_the_median_interval_comes_from_order_statistics():
+    # The textbook table: 6-8 values give [min, max] (96.9-99.2%), 9 give the 2nd and 8th.
+    assert median_interval([1, 2, 3, 4, 5, 6]) == (1, 6)
+    assert median_interval(list(range(1, 10))) == (2, 8)
+    assert median_interval(list(range(1, 21))) == (6, 15)
+    assert median_interval([1, 2, 3, 4, 5]) is None  # even [min, max] covers only 93.8%
+
+
+def test_a_summary_bounds_its_median_by_the_interval_or_else_the_range():
+    assert summarize([5.0, 1.0, 3.0]).bounds == (1.0, 5.0)
+    many = summarize([10.0] + [2.0] * 8)  # one slow outlier stays outside the interval
+    assert many.ci == (2.0, 2.0) and many.max == 10.0

@@ -1,4 +1,4 @@
-"""The `concbench` command: run, list, show, doctor."""
+"""The `concbench` command: run, show, report, compare, history, list, doctor, setup."""
 
 import json
 import signal
@@ -14,7 +14,8 @@ from .errors import UserError
 from .plan import PROFILE_SETTINGS, Selection, make_plan
 from .progress import ProgressDisplay
 from .protocol import Status
-from .report import aggregate, comparison, diagnosis, records, terminal
+from .report import comparison, document, export, html, markdown, records, terminal
+from .report.history import CellFilter, histories
 from .runner import execute
 from .store import Store
 
@@ -23,6 +24,13 @@ console = Console(highlight=False, soft_wrap=True)
 DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
                          help="SQLite database (default: results/concbench.db in the project, "
                               "or $CONCBENCH_DB).")
+
+WORKLOAD_OPTION = click.option("-w", "--workload", "workload", multiple=True, metavar="ID",
+                               help="Only these workloads (repeat or comma-separate). Default: all.")
+MECHANISM_OPTION = click.option("-m", "--mechanism", "mechanism", multiple=True, metavar="NAME",
+                                help="Only these mechanisms: 'thread' or 'ruby/thread'. Default: all.")
+THRESHOLD_OPTION = click.option("--threshold", type=click.FloatRange(min=0), default=5.0, show_default=True,
+                                metavar="PCT", help="The smallest change in time worth calling, in percent.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -40,12 +48,10 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 @cli.command()
-@click.option("-w", "--workload", "workload", multiple=True, metavar="ID",
-              help="Only these workloads (repeat or comma-separate). Default: all.")
+@WORKLOAD_OPTION
 @click.option("-r", "--runtime", "runtime", multiple=True, metavar="NAME",
               help="Only these runtimes, e.g. ruby, c. Default: all.")
-@click.option("-m", "--mechanism", "mechanism", multiple=True, metavar="NAME",
-              help="Only these mechanisms: 'thread' or 'ruby/thread'. Default: all.")
+@MECHANISM_OPTION
 @click.option("--profile", type=click.Choice(list(PROFILE_SETTINGS)), default="quick",
               show_default=True,
               help="Parameter set: smoke (seconds, the tests), quick, standard (the seeds' "
@@ -157,34 +163,58 @@ def show(run_id, as_json, db):
 
 
 def _show(store: Store, run_id: int) -> int:
-    run_info = store.run(run_id)
-    trials = store.trials(run_id)
-    try:
-        specs = workloads.load_all()
-    except UserError:
-        specs = {}  # the stored figures stand on their own; titles and baselines are extras
-    console.print(terminal.run_header(run_info))
-    tables = aggregate.tables(trials, store.skipped(run_id), specs)
-    for table in tables:
+    report = document.build(store, run_id)
+    console.print(terminal.run_header(report.run, report.environment))
+    for table in report.tables:
         console.print()
         for line in terminal.render(table):
             console.print(line)
     console.print()
-    for line in diagnosis.lines(tables):
+    for line in report.diagnosis:
         console.print(line, markup=False)
     console.print()
     console.print(terminal.LEGEND, style="dim")
-    failed = sum(t.status != Status.OK for t in trials)
-    if failed:
-        console.print(f"[bold red]{failed} of {len(trials)} trials failed or did not verify[/]")
-    return 1 if failed else 0
+    if report.failed:
+        console.print(f"[bold red]{len(report.failed)} of {len(report.trials)} trials failed or did not verify[/]")
+    return 1 if report.failed else 0
+
+
+REPORT_FORMATS = {"html": html.render, "md": markdown.render, "csv": export.csv_text, "json": export.json_text}
+
+
+@cli.command()
+@click.argument("run_id", type=int, required=False, metavar="[RUN]")
+@click.option("--format", "format_", type=click.Choice(list(REPORT_FORMATS)), default="html",
+              show_default=True,
+              help="html: one self-contained page with charts; md: Markdown tables in the seeds' "
+                   "styles; csv, json: every trial and run (schema in docs/formats.md).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write it. Default: results/run-RUN.html beside the database for "
+                   "html, standard output for the others.")
+@DB_OPTION
+def report(run_id, format_, output, db):
+    """Write a report of a stored run (the latest by default)."""
+    store = Store(db or paths.default_db())
+    found = document.build(store, run_id)
+    text = REPORT_FORMATS[format_](found)
+    if output is None and format_ == "html":
+        output = store.path.parent / f"run-{found.run.id}.html"
+    if output is None:
+        click.echo(text, nl=False)
+        return 0
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text)
+    except OSError as e:
+        raise UserError(f"cannot write {output}: {e.strerror or e}") from None
+    console.print(f"report of run {found.run.id}: {output}")
+    return 0
 
 
 @cli.command()
 @click.argument("before", type=int, metavar="RUN_A")
 @click.argument("after", type=int, metavar="RUN_B")
-@click.option("--threshold", type=click.FloatRange(min=0), default=5.0, show_default=True,
-              metavar="PCT", help="The smallest change in time worth calling, in percent.")
+@THRESHOLD_OPTION
 @click.option("--fail-on-regression", type=click.FloatRange(min=0), metavar="PCT",
               help="Exit 1 if a cell is called slower by PCT percent or more (for CI); "
                    "lowers --threshold to PCT if that is lower.")
@@ -198,10 +228,7 @@ def compare(before, after, threshold, fail_on_regression, db):
     the runs more trials or runs (e.g. --trials 5)."""
     store = Store(db or paths.default_db())
     runs = store.run(before), store.run(after)
-    try:
-        specs = workloads.load_all()
-    except UserError:
-        specs = {}
+    specs = document.load_specs()
     if fail_on_regression is not None:  # a regression that is not called cannot fail
         threshold = min(threshold, fail_on_regression)
     found = comparison.changes(store.trials(runs[0].id), store.trials(runs[1].id), specs,
@@ -222,6 +249,37 @@ def compare(before, after, threshold, fail_on_regression, db):
         console.print(f"[bold red]regression[/] {c.table.workload} {c.table.params} {c.row}: "
                       f"{c.slowdown:.1%} more time", markup=True)
     return 1 if regressions else 0
+
+
+@cli.command()
+@WORKLOAD_OPTION
+@MECHANISM_OPTION
+@click.option("-p", "--param", "param", multiple=True, metavar="NAME=VALUE[,VALUE...]",
+              help="Only cells with this parameter value, as the titles print it.")
+@THRESHOLD_OPTION
+@click.option("--last", type=click.IntRange(min=1), metavar="N",
+              help="Only the N latest runs of each cell.")
+@click.option("--steps-only", is_flag=True, help="Only the cells where a step or a drift was called.")
+@DB_OPTION
+def history(workload, mechanism, param, threshold, last, steps_only, db):
+    """How each cell's median moved across the stored runs, with the steps
+    larger than the noise called.
+
+    Each run is tested against the previous run with the cell, as compare
+    tests two runs (p < 0.05 and --threshold), and the first against the
+    last, for a drift of steps too small to call one by one."""
+    wanted = CellFilter(_split(workload), _split(mechanism),
+                        tuple((n, tuple(v)) for n, v in map(workloads.parse_override, param)))
+    found = histories(Store(db or paths.default_db()), document.load_specs(), threshold / 100, wanted, last)
+    for cell_history in found:
+        if cell_history.moved or not steps_only:
+            console.print()
+            for line in terminal.render_history(cell_history):
+                console.print(line)
+    console.print()
+    console.print(terminal.history_summary(found, threshold / 100))
+    console.print(terminal.HISTORY_LEGEND, style="dim")
+    return 0
 
 
 @cli.command(name="list")
@@ -282,11 +340,12 @@ def doctor():
 
 @cli.command()
 @click.option("--dry-run", is_flag=True, help="Only print what would be installed.")
-def setup(dry_run):
+@click.option("--tests", is_flag=True, help="Also what the tests need (a browser for the HTML report).")
+def setup(dry_run, tests):
     """Install the Debian packages the runtimes need (apt-get), if any are missing.
 
     Prints nothing when everything is present."""
-    missing = system.missing_packages(system.required_packages(list(runtimes.load_all().values())))
+    missing = system.missing_packages(system.required_packages(list(runtimes.load_all().values()), tests))
     if not missing:
         return 0
     console.print(f"{'would install' if dry_run else 'installing'}: {' '.join(missing)}")

@@ -16,9 +16,12 @@ def fingerprint(runtimes: list[Runtime]) -> dict:
         "memory_kb": _meminfo_total_kb(),
         "kernel": platform.release(),
         "load": [round(x, 2) for x in os.getloadavg()],
+        "governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").strip() or None,
+        "cpu_mhz": _cpu_mhz(),
         "python": platform.python_version(),
         "concbench": _commit(),
         "runtimes": {r.name: r.toolchain.output for r in runtimes if r.toolchain.ok},
+        "libraries": {k: v for r in runtimes for k, v in r.library_versions().items()},
     }
 
 
@@ -27,6 +30,17 @@ def _cpu_model() -> str:
         if line.startswith("model name"):
             return line.split(":", 1)[1].strip()
     return platform.processor() or "unknown"
+
+
+def _cpu_mhz() -> int | None:
+    """The current clock of the first CPU, where the kernel tells it."""
+    khz = _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq").strip()
+    if khz.isdigit():
+        return int(khz) // 1000
+    for line in _read("/proc/cpuinfo").splitlines():
+        if line.startswith("cpu MHz"):
+            return round(float(line.split(":", 1)[1]))
+    return None
 
 
 def _meminfo_total_kb() -> int | None:
@@ -54,12 +68,37 @@ def _read(path: str) -> str:
         return ""
 
 
+def describe(env: dict, runtime_infos: list[dict] = ()) -> list[tuple[str, str]]:
+    """The fingerprint as labelled lines for a report. Flags come from the
+    trials (runtime_infos), as each runtime reported them: options such as
+    yjit change them per cell."""
+    memory = env.get("memory_kb")
+    clock = ", ".join(filter(None, [f"{env['cpu_mhz']} MHz" if env.get("cpu_mhz") else "",
+                                    f"governor {env['governor']}" if env.get("governor") else ""]))
+    lines = [("CPU", f"{env.get('cpu', '?')}, {env.get('cores', '?')} cores" + (f", {clock}" if clock else "")),
+             ("memory", f"{memory / 1024 ** 2:.1f} GiB" if memory else "?"),
+             ("kernel", f"Linux {env.get('kernel', '?')}"),
+             ("load at start", ", ".join(map(str, env.get("load", []))) + " (1, 5, 15 minutes)"),
+             ("concbench", env.get("concbench") or "?"),
+             ("python", env.get("python", "?"))]
+    flags: dict[str, list[str]] = {}
+    for info in runtime_infos:
+        seen = flags.setdefault(info.get("name", "?"), [])
+        text = "flags " + " ".join(info["flags"]) if info.get("flags") else "no flags"
+        if text not in seen:
+            seen.append(text)
+    for name, version in env.get("runtimes", {}).items():
+        lines.append((name, version + (f", {' or '.join(flags[name])}" if name in flags else "")))
+    return lines + list(env.get("libraries", {}).items())
+
+
 def differences(before: dict, after: dict) -> list[str]:
     """What differs between the fingerprints of two runs, 'what: before -> after'
     (the machine, or the toolchains, may explain a change as well as the code)."""
     def flat(env: dict) -> dict:
-        runtimes = {f"runtime {k}": v for k, v in env.get("runtimes", {}).items()}
-        return {**{k: v for k, v in env.items() if k not in ("load", "runtimes")}, **runtimes}
+        nested = {f"{label} {k}": v for kind, label in (("runtimes", "runtime"), ("libraries", "library"))
+                  for k, v in env.get(kind, {}).items()}
+        return {**{k: v for k, v in env.items() if k not in ("load", "cpu_mhz", "runtimes", "libraries")}, **nested}
     a, b = flat(before), flat(after)
     return [f"{key}: {a.get(key, '-')} -> {b.get(key, '-')}"
             for key in dict.fromkeys([*a, *b]) if a.get(key) != b.get(key)]

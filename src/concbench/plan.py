@@ -94,9 +94,9 @@ def make_plan(selection: Selection, workloads: dict[str, Workload],
     chosen_workloads = _choose("workload", selection.workloads, workloads)
     chosen_runtimes = _choose("runtime", selection.runtimes, runtimes)
     _check_mechanisms(selection.mechanisms, chosen_runtimes)
-    _check_names("parameter", [n for n, _ in selection.params],
+    check_names("parameter", [n for n, _ in selection.params],
                   {p for w in chosen_workloads for p in w.params})
-    _check_names("option", selection.options,
+    check_names("option", selection.options,
                  {o for r in chosen_runtimes for o in r.manifest.options})
     cells, skipped = [], {}
     overrides = {name: list(values) for name, values in selection.params}
@@ -105,7 +105,7 @@ def make_plan(selection: Selection, workloads: dict[str, Workload],
             for runtime in chosen_runtimes:
                 options = tuple(o for o in selection.options if o in runtime.manifest.options)
                 for mechanism in runtime.manifest.mechanisms:
-                    if not _wanted(selection.mechanisms, runtime.name, mechanism):
+                    if not wanted_mechanism(selection.mechanisms, runtime.name, mechanism):
                         continue
                     cell = Cell(workload, runtime, mechanism, params, options)
                     reason = _why_not(cell)
@@ -126,11 +126,11 @@ def _why_not(cell: Cell) -> tuple[str, str] | None:
 
 
 def _choose(kind: str, names: tuple[str, ...], known: dict) -> list:
-    _check_names(kind, names, set(known))
+    check_names(kind, names, set(known))
     return [item for name, item in known.items() if not names or name in names]
 
 
-def _check_names(kind: str, names, known: set[str]) -> None:
+def check_names(kind: str, names, known: set[str]) -> None:
     for name in names:
         if name not in known:
             choices = ", ".join(sorted(known)) or "none"
@@ -140,8 +140,8 @@ def _check_names(kind: str, names, known: set[str]) -> None:
 def _check_mechanisms(wanted: tuple[str, ...], runtimes: list[Runtime]) -> None:
     known = {f"{r.name}/{m}" for r in runtimes for m in r.manifest.mechanisms}
     known |= {m.split("/")[1] for m in known}
-    _check_names("mechanism", wanted, known)
+    check_names("mechanism", wanted, known)
 
 
-def _wanted(wanted: tuple[str, ...], runtime: str, mechanism: str) -> bool:
+def wanted_mechanism(wanted: tuple[str, ...], runtime: str, mechanism: str) -> bool:
     return not wanted or mechanism in wanted or f"{runtime}/{mechanism}" in wanted

@@ -125,6 +125,11 @@ class Runtime:
             self._requirements[mechanism] = probe(argv)
         return self._requirements[mechanism]
 
+    def library_versions(self) -> dict[str, str]:
+        """What the requirement probes made so far printed, by mechanism: a
+        probe prints its library's version (or nothing)."""
+        return {f"{self.name}/{m}": p.output for m, p in self._requirements.items() if p.ok and p.output}
+
     @staticmethod
     def install_hint(packages: list[str]) -> str:
         return f"apt-get install {' '.join(packages)}" if packages else "see its runtime.toml"

@@ -11,10 +11,12 @@ from .runtimes import Runtime
 
 # The harness builds its trial spawner with the C compiler.
 HARNESS_PACKAGES = ["gcc", "libc6-dev"]
+# The tests open the HTML report in a real browser.
+TEST_PACKAGES = ["chromium"]
 
 
-def required_packages(runtimes: list[Runtime]) -> list[str]:
-    names = list(HARNESS_PACKAGES)
+def required_packages(runtimes: list[Runtime], tests: bool = False) -> list[str]:
+    names = HARNESS_PACKAGES + (TEST_PACKAGES if tests else [])
     for rt in runtimes:
         for package in rt.manifest.packages + [p for m in rt.manifest.mechanisms.values() for p in m.packages]:
             if package not in names:

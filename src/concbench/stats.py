@@ -4,6 +4,8 @@ import math
 import statistics
 from dataclasses import dataclass
 
+CONFIDENCE = 0.95
+
 
 @dataclass(frozen=True)
 class Summary:
@@ -13,15 +15,24 @@ class Summary:
     stdev: float
     min: float
     max: float
+    # The 95% confidence interval of the median; None below 6 values, where
+    # even [min, max] covers the median with less than 95% confidence.
+    ci: tuple[float, float] | None = None
 
     @property
     def cv(self) -> float:
         """Coefficient of variation: the spread relative to the mean (0 for one value)."""
         return self.stdev / self.mean if self.mean else 0.0
 
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """Where the median lies as far as these values tell: the confidence
+        interval, or the whole range when there are too few for one."""
+        return self.ci or (self.min, self.max)
+
 
 def summarize(values) -> Summary | None:
-    values = list(values)
+    values = sorted(values)
     if not values:
         return None
     return Summary(
@@ -29,9 +40,27 @@ def summarize(values) -> Summary | None:
         median=statistics.median(values),
         mean=statistics.fmean(values),
         stdev=statistics.stdev(values) if len(values) > 1 else 0.0,
-        min=min(values),
-        max=max(values),
+        min=values[0],
+        max=values[-1],
+        ci=median_interval(values),
     )
+
+
+def median_interval(ordered: list[float], confidence: float = CONFIDENCE) -> tuple[float, float] | None:
+    """The distribution-free confidence interval of the median from order
+    statistics: the narrowest [x(k), x(n+1-k)] that holds the true median with
+    at least this confidence. The k-th smallest of n values lies below the
+    median with the probability that a fair coin shows k or more heads in n
+    throws, so no assumption about the shape of the noise is needed (timings
+    are skewed: a slow outlier is common, a fast one is not)."""
+    n = len(ordered)
+    best = None
+    for k in range(1, n // 2 + 1):
+        miss = 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n  # P(median outside)
+        if 1 - miss < confidence:
+            break
+        best = (ordered[k - 1], ordered[n - k])
+    return best
 
 
 def smallest_p(n: int, m: int) -> float:

@@ -35,6 +35,11 @@ class CellResult:
         return summarize(self.reals)
 
     @cached_property
+    def warmup_real(self) -> Summary | None:
+        """Real time of the warm-up runs: shown, never counted."""
+        return summarize(s.wall_ns / 1e9 for t in self.verified for s in t.samples if s.warmup)
+
+    @cached_property
     def user(self) -> Summary | None:
         return self._timed(lambda s: s.user_ns)
 
@@ -109,9 +114,25 @@ class Table:
         theirs = self.figure(self.baseline) if self.baseline else None
         return mine.median / theirs.median if mine and theirs else None
 
+    def ranked(self) -> tuple[CellResult, ...]:
+        """The rows with figures, best first: least time, or most ops/s."""
+        rows = [r for r in self.rows if self.figure(r)]
+        return tuple(sorted(rows, key=lambda r: self.figure(r).median, reverse=bool(self.rate_format)))
+
+    def unsettled(self) -> list[tuple[CellResult, CellResult]]:
+        """Neighbours in rank order whose intervals overlap: this run cannot
+        say which of the two is faster."""
+        ranked = self.ranked()
+        return [(a, b) for a, b in zip(ranked, ranked[1:]) if _overlap(self.figure(a), self.figure(b))]
+
     def overhead(self, cell: CellResult) -> float | None:
         """Real time minus the delay the units slept: what the concurrency cost."""
         return cell.real.median - self.delay if self.delay and cell.real else None
+
+
+def _overlap(a: Summary, b: Summary) -> bool:
+    (a_low, a_high), (b_low, b_high) = a.bounds, b.bounds
+    return a_low <= b_high and b_low <= a_high
 
 
 def ratio_text(ratio: float) -> str:
@@ -148,3 +169,41 @@ def tables(trials: list[TrialRecord], skipped: list[Skipped],
                             tuple(s for s in skipped if s.workload == workload and s.params in ("", params)),
                             baseline, rate_format, spec.work if spec else None, delay))
     return result
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Tables of one workload whose parameter sets differ in one numeric
+    parameter only: how the figures scale with it (the seeds' N = 1, 5, 10...)."""
+    workload: str
+    title: str
+    param: str
+    fixed: str                          # the other parameters, as text
+    tables: tuple[Table, ...]           # ordered by the value of param
+    values: tuple[int | float, ...]     # param's value in each table
+
+
+def sweeps(tables: list[Table]) -> list[Sweep]:
+    """Every sweep among the tables, per workload and numeric parameter, in
+    plan order. A table of a grid of two parameters is in a sweep of each."""
+    found = []
+    for workload in dict.fromkeys(t.workload for t in tables):
+        ran = [t for t in tables if t.workload == workload and t.rows]   # no rows: nothing to plot
+        if not ran:
+            continue
+        numeric = [k for k, v in _params(ran[0]).items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        for param in numeric:
+            lines: dict[tuple, list[Table]] = {}
+            for t in ran:
+                lines.setdefault(tuple((k, v) for k, v in _params(t).items() if k != param), []).append(t)
+            for fixed, line in lines.items():
+                if len(line) > 1:
+                    line.sort(key=lambda t: _params(t)[param])
+                    found.append(Sweep(workload, line[0].title, param, " ".join(f"{k}={v}" for k, v in fixed),
+                                       tuple(line), tuple(_params(t)[param] for t in line)))
+    return found
+
+
+def _params(table: Table) -> dict[str, int | float | str]:
+    """A table's parameters with their types (its text has lost them)."""
+    return dict(table.rows[0].key.params)

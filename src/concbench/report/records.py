@@ -1,19 +1,19 @@
-"""One JSON record per trial, for `concbench show --json`."""
+"""The records of the machine-readable formats: one per trial (`concbench
+show --json`, and the trials of `report --format json|csv`) and one per cell
+(the cells of `report --format json`). docs/formats.md documents every field."""
 
 from dataclasses import asdict
 
-from ..records import TrialRecord
+from ..records import CellKey, TrialRecord
+from ..stats import Summary
 from ..store import RunInfo
+from .aggregate import CellResult, Table
 
 
 def trial_record(run: RunInfo, t: TrialRecord) -> dict:
     return {
         "run": run.id,
-        "workload": t.cell.workload,
-        "runtime": t.cell.runtime,
-        "mechanism": t.cell.mechanism,
-        "options": list(t.cell.options),
-        "params": dict(t.cell.params),
+        **_key(t.cell),
         "trial": t.trial,
         "status": str(t.status),
         "detail": t.detail,
@@ -27,3 +27,38 @@ def trial_record(run: RunInfo, t: TrialRecord) -> dict:
         "runs": [asdict(s) for s in t.samples],
         "stderr": t.stderr,
     }
+
+
+def cell_record(table: Table, cell: CellResult) -> dict:
+    """What the cell's row of its table shows, from the timed runs of its verified trials."""
+    memory = cell.memory_kb
+    return {
+        **_key(cell.key),
+        "row": cell.key.row,
+        "baseline": cell is table.baseline,
+        "figure": "rate" if table.rate_format else "real",
+        "real_s": _summary(cell.real),
+        "user_s": _summary(cell.user),
+        "sys_s": _summary(cell.system),
+        "rate_per_s": _summary(cell.rate),
+        "ratio": table.ratio(cell),
+        "overhead_s": table.overhead(cell),
+        "peak_kb": memory.median if memory else None,
+        "memory_method": ("tree" if cell.memory_is_tree else "wait4") if memory else None,
+        "units": list(cell.units),
+        "trials": len(cell.trials),
+        "verified": len(cell.verified),
+        "failures": {str(status): n for status, n in sorted(cell.failures.items())},
+    }
+
+
+def _key(key: CellKey) -> dict:
+    return {"workload": key.workload, "runtime": key.runtime, "mechanism": key.mechanism,
+            "options": list(key.options), "params": dict(key.params)}
+
+
+def _summary(s: Summary | None) -> dict | None:
+    if s is None:
+        return None
+    return {"n": s.n, "median": s.median, "ci": list(s.ci) if s.ci else None,
+            "min": s.min, "max": s.max, "cv": s.cv}

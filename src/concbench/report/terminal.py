@@ -7,34 +7,37 @@ from typing import Callable
 
 from rich.text import Text
 
+from .. import environment
 from ..protocol import Status
 from ..stats import Summary
 from ..store import RunInfo
 from .aggregate import CellResult, Table, ratio_text
 from .comparison import ALPHA, Change, Verdict
+from .history import History, Point
 
 LEGEND = (
     "user, system, total, (real): medians in seconds over the timed runs of verified trials,\n"
-    "measured by the kit around the work only; ratio: real / real of the first row (the baseline);\n"
-    "overhead: real minus the delay every unit slept (spawn); spread: coefficient of variation\n"
-    "of real; memory: median peak RSS per trial process (wait4),\n"
+    "measured by the kit around the work only (warm-up runs are discarded; the HTML report shows\n"
+    "them); ratio: real / real of the first row (the baseline); overhead: real minus the delay\n"
+    "every unit slept (spawn); 95% CI: of the median, relative to it (n<6: too few timed runs for\n"
+    "one; the range stands in when ranking); cv: coefficient of variation of real;\n"
+    "memory: median peak RSS per trial process (wait4),\n"
     "* = the whole process tree (the parent's peak + each child's private memory); units: threads,\n"
     "fibers, processes or ractors created per run; trials: verified / run. A trial that is not\n"
     "verified never enters a figure.\n"
     "Rate workloads (executions, i/s): the count, time and units of the median run, the median\n"
-    "ops/s with its coefficient of variation across runs; ratio: ops/s / ops/s of the first row\n"
-    "(higher is faster)."
+    "ops/s with its interval and coefficient of variation across runs; ratio: ops/s / ops/s of\n"
+    "the first row (higher is faster). 'not settled': two neighbours in rank order whose\n"
+    "intervals overlap, so this run cannot say which is faster."
 )
 
 
-def run_header(run: RunInfo) -> Text:
-    request, env = run.request, run.environment
-    settings = f"{request.get('profile')} profile"
+def run_header(run: RunInfo, described: list[tuple[str, str]] | None = None) -> Text:
+    """The run, then its environment (described, or else its stored fingerprint)."""
+    described = described or environment.describe(run.environment)
     return Text.assemble(
-        (f"run {run.id}", "bold"), f"  {run.started}  {settings}  {run.state}\n",
-        f"{env.get('cpu', '?')}, {env.get('cores', '?')} cores, Linux {env.get('kernel', '?')}, "
-        f"load {', '.join(map(str, env.get('load', [])))}, concbench {env.get('concbench') or '?'}",
-        style=None)
+        (f"run {run.id}", "bold"), f"  {run.started}  {run.request.get('profile')} profile  {run.state}\n",
+        "; ".join(f"{label} {value}" for label, value in described), style=None)
 
 
 def render(table: Table) -> list[Text]:
@@ -42,20 +45,21 @@ def render(table: Table) -> list[Text]:
     layout = LAYOUTS[table.rate_format]
     header = layout.header(width) + ("   overhead" if table.delay else "")
     lines = [Text(f"{table.title} ({table.workload}): {table.params}", style="bold"),
-             Text(header + ("     ratio   spread" if layout.spread else "     ratio") + _TAIL_HEADER,
-                  style="dim")]
+             Text(header + "     ratio" + _SPREAD_HEADER + _TAIL_HEADER, style="dim")]
     for cell in table.rows:
         label = layout.label(cell.key.row, width)
         if table.figure(cell) is None:
             lines.append(Text.assemble(label, " " * (len(header) - len(label)),
-                                       ("no verified trial", "red"), "  ", _check(cell)))
+                                       ("no verified trial", "red"), "  ", check_text(cell)))
         else:
-            spread = _spread(layout.spread(cell)) if layout.spread else ""
+            spread = _spread(table.figure(cell), with_cv=layout.cv)
             overhead = f" {table.overhead(cell):10.6f}" if table.delay else ""
             lines.append(Text.assemble(label, layout.figures(cell), overhead, _ratio(table.ratio(cell)),
                                        spread, _tail(cell, table.rate_format is not None)))
-    lines += [Text(f"{rows:<{width}}  {why}", style="dim") for why, rows in _skipped(table).items()]
-    lines += [line for cell in table.rows for line in _failures(cell)]
+    lines += [Text(f"{rows:<{width}}  {why}", style="dim") for why, rows in skipped_reasons(table).items()]
+    lines += [Text(f"not settled: {a.key.row} and {b.key.row} (their intervals overlap)", style="yellow")
+              for a, b in table.unsettled()]
+    lines += [line for cell in table.rows for line in failure_lines(cell)]
     return lines
 
 
@@ -65,7 +69,7 @@ class Layout:
     header: Callable[[int], str]
     label: Callable[[str, int], str]
     figures: Callable[[CellResult], str]
-    spread: Callable[[CellResult], Summary] | None  # the figure whose spread follows the ratio
+    cv: bool = True   # False where the figures already show the coefficient of variation
 
 
 def _benchmark(cell: CellResult) -> str:
@@ -76,33 +80,45 @@ def _benchmark(cell: CellResult) -> str:
 def _executions(cell: CellResult) -> str:
     run = cell.median_run
     return (f" {run.ops:>12} executions in {run.wall_ns / 1e9:.4f} seconds"
-            f" {_si(cell.rate.median):>10}")
+            f" {si(cell.rate.median):>10}")
 
 
 def _ips(cell: CellResult) -> str:
     rate, runs = cell.rate, cell.rated_runs
     spread = f"(± {rate.cv * 100:4.1f}%)" if rate.n > 1 else "(     - )"
-    return (f" {_si(rate.median):>10} {spread} i/s - {_si(sum(s.ops for s in runs)):>10} "
+    return (f" {si(rate.median):>10} {spread} i/s - {si(sum(s.ops for s in runs)):>10} "
             f"in {sum(s.wall_ns for s in runs) / 1e9:11.6f}s")
 
 
 LAYOUTS = {
     # Ruby's Benchmark, as the UringMachine seed prints it.
     None: Layout(lambda w: f"{'':<{w}}       user     system      total        real",
-                 lambda row, w: f"{row:<{w}}", _benchmark, lambda cell: cell.real),
+                 lambda row, w: f"{row:<{w}}", _benchmark),
     # Concurrently's "proc.call:   11048400 executions in 1.0000 seconds", then ops/s.
     "executions": Layout(lambda w: f"{'':<{w + 1}}{'':>42}{'ops/s':>11}",
-                         lambda row, w: f"{row + ':':<{w + 1}}", _executions, lambda cell: cell.rate),
+                         lambda row, w: f"{row + ':':<{w + 1}}", _executions),
     # benchmark-ips, as the Pbt seed prints it: "39.273 (± 2.5%) i/s - 198.000 in 5.042910s".
-    "ips": Layout(lambda w: f"{'':<{w}}{'':>56}", lambda row, w: f"{row:>{w}}", _ips, None),
+    "ips": Layout(lambda w: f"{'':<{w}}{'':>56}", lambda row, w: f"{row:>{w}}", _ips, cv=False),
 }
 
 
 _TAIL_HEADER = "     memory      units  trials"
 
 
-def _spread(summary) -> str:
-    return f"   ±{summary.cv * 100:4.1f}%" if summary.n > 1 else f"{'-':>9}"
+_SPREAD_HEADER = "       95% CI      cv"
+
+
+def _spread(summary: Summary, with_cv: bool) -> str:
+    return f" {interval_text(summary):>13} {cv_text(summary) if with_cv else '':>7}"
+
+
+def interval_text(summary: Summary) -> str:
+    """The confidence interval of the median, relative to it, or n<6 where there is none."""
+    return _relative(summary, summary.ci) if summary.ci else "n<6"
+
+
+def cv_text(summary: Summary) -> str:
+    return f"{summary.cv * 100:.1f}%" if summary.n > 1 else "-"
 
 
 def _ratio(ratio: float | None) -> str:
@@ -117,12 +133,12 @@ def _tail(cell: CellResult, rate: bool) -> Text:
     return Text.assemble(
         f"  {memory.median / 1024:7.1f} MB" if memory else "          -",
         "*" if cell.memory_is_tree else " ",
-        f" {_units(units):>9}  ",
-        _check(cell),
+        f" {units_text(units):>9}  ",
+        check_text(cell),
     )
 
 
-def _si(value: float) -> str:
+def si(value: float) -> str:
     """A count the way benchmark-ips prints it: 7.765, 1.534k, 11.049M."""
     for factor, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
         if value >= factor:
@@ -130,7 +146,7 @@ def _si(value: float) -> str:
     return f"{value:.3f}"
 
 
-def _check(cell: CellResult) -> Text:
+def check_text(cell: CellResult) -> Text:
     verified, total = len(cell.verified), len(cell.trials)
     text = Text(f"{verified}/{total}", style="green" if verified == total else "red")
     for status, count in sorted(cell.failures.items()):
@@ -138,7 +154,7 @@ def _check(cell: CellResult) -> Text:
     return text
 
 
-def _units(units: tuple[int, ...]) -> str:
+def units_text(units: tuple[int, ...]) -> str:
     if not units:
         return "-"
     return _count(units[0]) if len(units) == 1 else f"{_count(units[0])}-{_count(units[-1])}"
@@ -152,7 +168,7 @@ def _count(n: int) -> str:
     return f"{value:.3g}{suffix}"
 
 
-def _skipped(table: Table) -> dict[str, str]:
+def skipped_reasons(table: Table) -> dict[str, str]:
     """The rows that did not run, those with the same reason on one line."""
     rows: dict[str, list[str]] = {}
     for s in table.skipped:
@@ -160,7 +176,7 @@ def _skipped(table: Table) -> dict[str, str]:
     return {why: ", ".join(names) for why, names in rows.items()}
 
 
-def _failures(cell: CellResult) -> list[Text]:
+def failure_lines(cell: CellResult) -> list[Text]:
     """Each distinct failure of a cell once, with the trials it hit and the end of its stderr."""
     seen: dict[tuple, list[int]] = {}
     for t in cell.trials:
@@ -201,7 +217,7 @@ def render_changes(changes: list[Change]) -> list[Text]:
 def _figure(table: Table, value: float | None) -> str:
     if value is None:
         return f"{'-':>14}"
-    return f"{_si(value):>14}" if table.rate_format else f"{value:14.6f}"
+    return f"{si(value):>14}" if table.rate_format else f"{value:14.6f}"
 
 
 def _verdict(change: Change) -> Text:
@@ -229,3 +245,93 @@ def change_summary(changes: list[Change]) -> str:
     counts = {verdict: sum(c.verdict == verdict for c in changes) for verdict in Verdict}
     return (", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n) +
             f" (a change is called at p < {ALPHA} and {changes[0].threshold:.0%} or more)")
+
+
+
+HISTORY_LEGEND = (
+    "real (ops/s for rate workloads): the median over the timed runs of verified trials; interval: where\n"
+    "the median lies, relative to it: its 95% CI, or the range below 6 timed runs; ratio: to the previous\n"
+    "run with the cell. A step is called as compare calls a change: p < 0.05 (Mann-Whitney U) and the\n"
+    "threshold or more, in time. 'same commit': both runs were made from one clean commit, so the step is\n"
+    "the machine's, not the code's. 'run A to run B' tests the first run against the last: a drift too\n"
+    "gradual to call step by step."
+)
+
+
+def render_history(history: History) -> list[Text]:
+    """One cell across the runs: a title, then per run its date, commit,
+    median, interval, ratio to the previous run and the step called there."""
+    latest = history.latest
+    table, width = latest.table, max(len(f"run {p.run.id}") for p in history.points)
+    unit = "ops/s" if table.rate_format else "real"
+    lines = [Text(f"{table.title} ({table.workload}): {table.params}  {latest.cell.key.row}", style="bold"),
+             Text(f"  {'':<{width}}  {'started':<16}  {'commit':<13}{unit:>14}  {'interval':<18}{'ratio':>10}",
+                  style="dim")]
+    lines += [_history_line(point, width) for point in history.points]
+    if len(history.points) == 1:
+        lines[-1].append("  one run, nothing to compare", style="dim")
+    if history.drift:
+        drift = history.drift
+        lines.append(Text.assemble(f"  run {drift.previous.run.id} to run {drift.run.id}: "
+                                   f"{ratio_text(_ratio_of(drift.change))}  ", _called(drift, "drift")))
+    return lines
+
+
+def _history_line(point: Point, width: int) -> Text:
+    run = point.run
+    start = f"  {'run ' + str(run.id):<{width}}  {run.started[:16].replace('T', ' '):<16}  {point.commit or '?':<13}"
+    state = Text(f"  {run.state}" if run.state != "complete" else "", style="yellow")
+    if point.figure is None:
+        return Text.assemble(start, ("  no verified trial ", "red"), check_text(point.cell), state)
+    if point.change is None:
+        return Text.assemble(start, _figure(point.table, point.figure.median), f"  {_interval(point.figure)}",
+                             state)
+    return Text.assemble(start, _figure(point.table, point.figure.median), f"  {_interval(point.figure):<18}",
+                         _ratio(_ratio_of(point.change)), "  ", _called(point, "step"), state)
+
+
+def _ratio_of(change: Change) -> float:
+    before, after = change.medians
+    return after / before
+
+
+def _interval(summary: Summary) -> str:
+    """Where the median lies, relative to it: the 95% CI, or the range below 6 values."""
+    return f"{'CI' if summary.ci else 'range':<5} {_relative(summary, summary.bounds):>12}"
+
+
+def _relative(summary: Summary, bounds: tuple[float, float]) -> str:
+    """Bounds relative to the median: '-3.1/+5.2%'."""
+    low, high = (bound / summary.median - 1 for bound in bounds)
+    return f"{low * 100:+.1f}/{high * 100:+.1f}%"
+
+
+def _called(point: Point, name: str) -> Text:
+    """'step: slower 12.3% (p=0.004)' (of time) where a change is called, else
+    the p-value, or why there is none."""
+    change = point.change
+    match change.verdict:
+        case Verdict.SLOWER | Verdict.FASTER:
+            text = Text(f"{name}: {change.verdict} {abs(change.slowdown):.1%} (p={change.p:.3f})",
+                        style="bold red" if change.verdict == Verdict.SLOWER else "bold green")
+            if point.same_code:
+                text.append(", same commit", style="yellow")
+            return text
+        case Verdict.UNTESTABLE:
+            n, m = change.sizes
+            return Text(f"untested: {n} and {m} runs cannot give p < {ALPHA}", style="yellow")
+    return Text(f"p={change.p:.2f}", style="dim")
+
+
+def history_summary(histories: list[History], threshold: float) -> str:
+    runs = {p.run.id for h in histories for p in h.points}
+    steps = sum(len(h.steps) for h in histories)
+    stepped = sum(bool(h.steps) for h in histories)
+    drifts = sum(h.drift is not None and h.drift.is_step for h in histories)
+    return (f"{_plural(len(histories), 'cell')} over {_plural(len(runs), 'run')}: {_plural(steps, 'step')} "
+            f"in {_plural(stepped, 'cell')}, {_plural(drifts, 'drift')} "
+            f"(called at p < {ALPHA} and {threshold:.0%} or more)")
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"

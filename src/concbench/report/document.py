@@ -1,0 +1,43 @@
+"""Everything a report of one stored run shows, gathered once for every
+format: the tables, the diagnosis, the environment and the trials."""
+
+from dataclasses import dataclass
+
+from .. import environment, workloads
+from ..errors import UserError
+from ..protocol import Status
+from ..records import TrialRecord
+from ..store import RunInfo, Store
+from . import aggregate, diagnosis
+
+
+@dataclass(frozen=True)
+class RunReport:
+    run: RunInfo
+    tables: list[aggregate.Table]
+    diagnosis: list[str]             # the diagnosis as text lines; empty if no rate table judges
+    environment: list[tuple[str, str]]
+    trials: list[TrialRecord]
+
+    @property
+    def failed(self) -> list[TrialRecord]:
+        """Every trial that failed or did not verify (INVALID, TIMEOUT, CRASH, ...)."""
+        return [t for t in self.trials if t.status != Status.OK]
+
+
+def load_specs() -> dict[str, workloads.Workload]:
+    """The workload specs, if they can be read: stored figures stand on their
+    own, titles and baselines are extras."""
+    try:
+        return workloads.load_all()
+    except UserError:
+        return {}
+
+
+def build(store: Store, run_id: int | None = None) -> RunReport:
+    """The report of a stored run (the latest if run_id is None)."""
+    run = store.run(run_id)
+    trials = store.trials(run.id)
+    tables = aggregate.tables(trials, store.skipped(run.id), load_specs())
+    return RunReport(run, tables, diagnosis.lines(tables),
+                     environment.describe(run.environment, [t.runtime_info for t in trials]), trials)

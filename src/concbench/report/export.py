@@ -1,0 +1,61 @@
+"""The machine-readable reports of a run: every run of every trial as CSV,
+or one JSON document with the trials and the cells' summaries. Both are
+built from the records of records.py; docs/formats.md documents them."""
+
+import csv
+import io
+import json
+from dataclasses import asdict
+
+from .document import RunReport
+from .records import cell_record, trial_record
+
+# Raised when a field is removed or renamed, or changes its type, unit or
+# meaning; adding a field or column does not raise it.
+SCHEMA = 1
+
+# A trial's record, flattened: "process" becomes process_*; its runs make
+# the rows; stderr is left out (the JSON document has it).
+TRIAL_COLUMNS = ("run", "workload", "runtime", "mechanism", "options", "params", "trial", "status",
+                 "detail", "expected", "process_wall_ns", "process_user_ns", "process_sys_ns",
+                 "process_maxrss_kb", "process_exit_code", "process_signal", "peak_kb",
+                 "memory_method", "tree_rss_kb", "runtime_info")
+RUN_COLUMNS = ("run_index", "warmup", "wall_ns", "user_ns", "sys_ns", "units", "ops", "result")
+
+
+def json_text(report: RunReport) -> str:
+    skipped = dict.fromkeys(s for table in report.tables for s in table.skipped)  # once, in table order
+    document = {
+        "schema": SCHEMA,
+        "run": asdict(report.run),
+        "trials": [trial_record(report.run, t) for t in report.trials],
+        "cells": [cell_record(table, cell) for table in report.tables for cell in table.rows],
+        "skipped": [asdict(s) for s in skipped],
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def csv_text(report: RunReport) -> str:
+    """A row per run of every trial, warm-ups included; a trial with no runs
+    (a crash, a timeout) still has one, its run columns empty."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, TRIAL_COLUMNS + RUN_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for t in report.trials:
+        record = trial_record(report.run, t)
+        trial = _trial_columns(record)
+        for index, run in enumerate(record["runs"]):
+            writer.writerow(trial | _cells({"run_index": index, **run}))
+        if not record["runs"]:
+            writer.writerow(trial)
+    return out.getvalue()
+
+
+def _trial_columns(record: dict) -> dict:
+    process = {f"process_{name}": value for name, value in record["process"].items()}
+    return _cells({name: value for name, value in (record | process).items() if name in TRIAL_COLUMNS})
+
+
+def _cells(values: dict) -> dict:
+    """Values as the JSON document writes them: true/false, lists and objects as JSON, null as empty."""
+    return {name: json.dumps(v) if isinstance(v, (bool, list, dict)) else v for name, v in values.items()}

@@ -1,0 +1,138 @@
+"""How each cell's median moved across the stored runs, run by run, with the
+steps larger than the noise called, as airspeed velocity (asv) does for commits.
+
+Why each run is tested against the previous one rather than the whole
+sequence fitted: asv has one figure per commit, so it must learn the noise
+from the scatter of many commits, fitting a piecewise-constant curve and
+calling the steps of the fit. That needs tens of commits, and a concbench
+database holds a handful of runs. But each run carries a sample of its own
+(every timed run of every verified trial), so the noise of each step can be
+measured directly, with `compare`'s test: a two-sided Mann-Whitney U at
+p < 0.05 and the practical threshold. Two weaknesses of neighbour tests are
+answered here: a creep of small steps, each under the threshold, is never
+called, so the first and the last run are tested as well (the drift); and
+the test sees only the noise within runs, not drift between them (README,
+"Comparing two runs"), so a step between two runs of one clean commit is
+marked as such: the code did not change, the machine did.
+
+Runs are taken in the order they were made (their ids), not in git's order."""
+
+from dataclasses import dataclass
+
+from ..errors import UserError
+from ..plan import check_names, wanted_mechanism
+from ..records import CellKey
+from ..stats import Summary
+from ..store import RunInfo, Store
+from ..workloads import Workload
+from .aggregate import CellResult, Table, tables
+from .comparison import Change, Verdict
+
+STEPS = (Verdict.SLOWER, Verdict.FASTER)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One cell in one run."""
+    run: RunInfo
+    table: Table
+    cell: CellResult
+    previous: "Point | None"    # the latest earlier run with a verified figure for this cell
+    change: Change | None       # against previous; None when either has no figure
+
+    @property
+    def figure(self) -> Summary | None:
+        return self.table.figure(self.cell)
+
+    @property
+    def commit(self) -> str | None:
+        """concbench's commit the run was made with: a short hash, '-dirty' if edited."""
+        return self.run.environment.get("concbench") or None
+
+    @property
+    def is_step(self) -> bool:
+        return self.change is not None and self.change.verdict in STEPS
+
+    @property
+    def same_code(self) -> bool:
+        """Made from the same clean commit as the previous run: a step here is the machine's."""
+        return (self.previous is not None and bool(self.commit) and self.commit == self.previous.commit
+                and not self.commit.endswith("-dirty"))
+
+
+@dataclass(frozen=True)
+class History:
+    """One cell across the runs that have it, oldest first."""
+    points: tuple[Point, ...]
+    drift: Point | None   # the last run with a figure against the first (its previous), when runs lie between
+
+    @property
+    def latest(self) -> Point:
+        return self.points[-1]
+
+    @property
+    def steps(self) -> list[Point]:
+        return [p for p in self.points if p.is_step]
+
+    @property
+    def moved(self) -> bool:
+        """A step was called, or a drift from the first run to the last."""
+        return bool(self.steps) or (self.drift is not None and self.drift.is_step)
+
+
+@dataclass(frozen=True)
+class CellFilter:
+    """Which stored cells to follow: `history`'s -w, -m and -p."""
+    workloads: tuple[str, ...] = ()
+    mechanisms: tuple[str, ...] = ()                      # 'thread' or 'ruby/thread'
+    params: tuple[tuple[str, tuple[str, ...]], ...] = ()  # values as the tables' titles print them
+
+    def check(self, stored: set[CellKey]) -> None:
+        """A one-line error for a name that no stored run has."""
+        check_names("workload", self.workloads, {k.workload for k in stored})
+        check_names("mechanism", self.mechanisms,
+                     {k.mechanism for k in stored} | {f"{k.runtime}/{k.mechanism}" for k in stored})
+        check_names("parameter", [name for name, _ in self.params],
+                     {name for k in stored for name, _ in k.params})
+
+    def __call__(self, key: CellKey) -> bool:
+        params = {name: str(value) for name, value in key.params}
+        return ((not self.workloads or key.workload in self.workloads)
+                and wanted_mechanism(self.mechanisms, key.runtime, key.mechanism)
+                and all(params.get(name) in values for name, values in self.params))
+
+
+def histories(store: Store, specs: dict[str, Workload], threshold: float,
+              wanted: CellFilter = CellFilter(), last: int | None = None) -> list[History]:
+    """Every wanted cell across its last `last` runs (all by default), in the
+    order the cells first ran. threshold: the smallest change worth calling,
+    as a fraction."""
+    runs = store.runs()
+    if not runs:
+        raise UserError(f"database {store.path}: no runs stored yet (concbench run)")
+    appearances: dict[str, list[tuple[RunInfo, Table, CellResult]]] = {}
+    for run in runs:
+        for table in tables(store.trials(run.id), [], specs):
+            for cell in table.rows:
+                appearances.setdefault(cell.key.id, []).append((run, table, cell))
+    wanted.check({seen[0][2].key for seen in appearances.values()})
+    chosen = [seen[-last:] if last else seen for seen in appearances.values() if wanted(seen[0][2].key)]
+    if not chosen:
+        raise UserError("no stored cell matches the filters")
+    return [_history(seen, threshold) for seen in chosen]
+
+
+def _history(appearances: list[tuple[RunInfo, Table, CellResult]], threshold: float) -> History:
+    points, previous = [], None
+    for run, table, cell in appearances:
+        measured = table.figure(cell) is not None
+        change = Change(table, cell.key.row, previous.cell, cell, threshold) if previous and measured else None
+        points.append(Point(run, table, cell, previous, change))
+        if measured:  # a run whose trials all failed is skipped over, not compared with
+            previous = points[-1]
+    measured = [p for p in points if p.figure]
+    if len(measured) < 3:
+        return History(tuple(points), None)
+    first, last = measured[0], measured[-1]
+    drift = Change(last.table, last.cell.key.row, first.cell, last.cell, threshold)
+    return History(tuple(points), Point(last.run, last.table, last.cell, first, drift))

@@ -1,0 +1,475 @@
+"""The HTML report: one self-contained page (inline CSS and SVG; no script,
+nothing fetched): the run and its environment, the diagnosis, an overview of
+ratios, the scaling of its sweeps, a table and two charts per workload and
+parameter set, and the failed trials.
+
+Every text that came from a runtime or a user (names, parameters, stderr,
+details, the environment) goes through _e. The markup is also well-formed
+XML, so that the tests can parse it strictly."""
+
+import math
+import re
+from html import escape
+from itertools import groupby
+from typing import Callable
+
+from ..records import TrialRecord
+from ..stats import Summary
+from . import charts
+from .aggregate import CellResult, Sweep, Table, ratio_text, sweeps
+from .document import RunReport
+
+
+def _e(value) -> str:
+    return escape(str(value), quote=True)
+
+
+def render(report: RunReport) -> str:
+    styles = {row: i for i, row in enumerate(dict.fromkeys(r.key.row for t in report.tables for r in t.rows))}
+    sections = {"Diagnosis": _diagnosis(report.diagnosis), "Overview": _overview(report.tables),
+                "Scaling": _scaling(sweeps(report.tables), styles), "Results": _results(report.tables),
+                "Failed trials": _failures(report.failed), "How to read": _reading()}
+    shown = {name: section for name, section in sections.items() if section}
+    body = [_header(report, list(shown)), *shown.values()]
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8"/>\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"/>\n'
+            f"<title>concbench run {report.run.id}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+            + "\n".join(body) + "\n</body>\n</html>\n")
+
+
+# Figures as text
+
+PREFIXES = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
+
+
+def _scaled(value: float) -> tuple[str, str]:
+    """Four significant digits and an SI prefix: ('121.8', 'm') for 0.1218."""
+    if value == 0:
+        return "0", ""
+    factor, prefix = next(((f, p) for f, p in PREFIXES if abs(value) >= f), PREFIXES[-1])
+    return f"{value / factor:.4g}", prefix
+
+
+def _seconds(value: float) -> str:
+    number, prefix = _scaled(value)
+    return f"{number} {prefix}s"
+
+
+def _rate(value: float) -> str:
+    """Operations per second the way benchmark-ips counts them: 13.99M."""
+    number, prefix = _scaled(value)
+    return number + prefix
+
+
+def _megabytes(kb: float) -> str:
+    return f"{kb / 1024:.1f} MB"
+
+
+def _units(units: tuple[int, ...]) -> str:
+    if not units:
+        return "–"
+    return f"{units[0]:,}" if len(units) == 1 else f"{units[0]:,}–{units[-1]:,}"
+
+
+def _anchor(table: Table) -> str:
+    return "t-" + _slug(f"{table.workload} {table.params}")
+
+
+def _table_label(table: Table) -> str:
+    return f"{table.workload} {table.params}".strip()
+
+
+def _what(table: Table) -> tuple[Callable[[float], str], str, str]:
+    """How a table's figure reads: its format, its name and which way is better."""
+    if table.rate_format:
+        return _rate, "operations per second", "higher is better"
+    return _seconds, "real time", "lower is better"
+
+
+# The page's parts
+
+def _section(name: str, title: str, *parts: str) -> str:
+    """A top-level section; its id comes from its name, as the links of the header's navigation do."""
+    return (f'<section id="{_slug(name)}">\n<h2>{_e(title)}</h2>\n' + "\n".join(p for p in parts if p)
+            + "\n</section>")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-").lower()
+
+
+def _header(report: RunReport, sections: list[str]) -> str:
+    run, failed = report.run, report.failed
+    facts = [("started", run.started), ("finished", run.finished or "–"), ("state", run.state),
+             ("profile", run.request.get("profile", "?")), ("asked for", _selection(run.request)),
+             ("trials", f"{len(report.trials) - len(failed)} of {len(report.trials)} verified")]
+    alert = (f'<p class="alert">{len(failed)} of {len(report.trials)} trials failed or did not verify: '
+             '<a href="#failed-trials">the failed trials</a>. A trial that is not verified never enters '
+             "a figure.</p>" if failed else "")
+    nav = " · ".join(f'<a href="#{_slug(name)}">{_e(name)}</a>' for name in sections)
+    return (f'<header>\n<h1>concbench <span class="run">run {run.id}</span></h1>\n<div class="about">'
+            + _facts("Run", facts) + _facts("Environment", report.environment)
+            + f"</div>\n{alert}\n<nav>{nav}</nav>\n</header>")
+
+
+def _facts(caption: str, pairs: list[tuple[str, str]]) -> str:
+    rows = "".join(f"<tr><th>{_e(label)}</th><td>{_e(value)}</td></tr>" for label, value in pairs)
+    return f'<table class="facts"><caption>{_e(caption)}</caption>{rows}</table>'
+
+
+def _selection(request: dict) -> str:
+    """What the run command asked for, beyond the profile."""
+    parts = [f"{key} {', '.join(map(str, request[key]))}"
+             for key in ("workloads", "runtimes", "mechanisms", "options") if request.get(key)]
+    parts += [f"{name}={','.join(map(str, values))}" for name, values in (request.get("params") or {}).items()]
+    parts += [f"{key} {request[key]}" for key in ("trials", "warmup", "runs", "timeout")
+              if request.get(key) is not None]
+    return "; ".join(parts) or "everything"
+
+
+def _diagnosis(lines: list[str]) -> str:
+    """The diagnosis: its "- " lines as a list, the others as paragraphs."""
+    if not lines:
+        return ""
+    parts = []
+    for is_item, group in groupby(lines, key=lambda line: line.startswith("- ")):
+        if is_item:
+            parts.append("<ul>" + "".join(f"<li>{_e(line[2:])}</li>" for line in group) + "</ul>")
+        else:
+            parts += [f"<p>{_e(line)}</p>" for line in group]
+    return _section("Diagnosis", "Diagnosis", *parts)
+
+
+# The overview: a heatmap of every table's ratios
+
+def _overview(tables: list[Table]) -> str:
+    shown = [t for t in tables if t.rows]
+    if not shown:
+        return ""
+    columns = list(dict.fromkeys(r.key.row for t in shown for r in t.rows))
+    cells = {(i, columns.index(cell.key.row)): _heat(table, cell)
+             for i, table in enumerate(shown) for cell in table.rows}
+    rows = [(_table_label(t) + (" [ops/s]" if t.rate_format else ""), "#" + _anchor(t)) for t in shown]
+    chart = charts.heatmap(rows, columns, cells, "ratio of every cell to its table's baseline")
+    return _section("Overview", "Overview: ratio to the baseline", f'<figure class="heatmap-figure">{chart}'
+                    "<figcaption>Each cell: the median of a mechanism (column) divided by the median of "
+                    "its table's baseline (outlined, x1.00), for every table (row; click it for its details). "
+                    "For time tables a ratio below 1 is faster; for rate tables, marked [ops/s], a ratio "
+                    "above 1 is. The colour says which, whatever the kind of table: blue is better than the "
+                    "baseline, red worse, on a log scale (full colour at 100 times); grey: no verified trial; "
+                    "blank: the mechanism did not run there (n/a or unavailable).</figcaption></figure>")
+
+
+def _heat(table: Table, cell: CellResult) -> charts.Heat:
+    where = f"{cell.key.row} on {_table_label(table)}"
+    if table.figure(cell) is None:
+        return charts.Heat(None, "failed", f"{where}: no verified trial")
+    ratio = table.ratio(cell)
+    if ratio is None:
+        return charts.Heat(None, "–", f"{where}: the baseline has no figure to compare with")
+    better = ratio if table.rate_format else 1 / ratio
+    how = "as fast as" if math.isclose(better, 1) else (
+        f"{better:.3g} times as fast as" if better > 1 else f"{1 / better:.3g} times slower than")
+    return charts.Heat(math.log10(better), ratio_text(ratio),
+                       f"{where}: {ratio_text(ratio)}, {how} {table.baseline.key.row}",
+                       reference=cell is table.baseline)
+
+
+# Scaling: a line chart per sweep
+
+def _scaling(found: list[Sweep], styles: dict[str, int]) -> str:
+    figures = [figure for figure in (_sweep_figure(sweep, styles) for sweep in found) if figure]
+    return _section("Scaling", "Scaling", *figures) if figures else ""
+
+
+def _sweep_figure(sweep: Sweep, styles: dict[str, int]) -> str:
+    text, what, better = _what(sweep.tables[0])
+    rows = list(dict.fromkeys(r.key.row for t in sweep.tables for r in t.rows if t.figure(r)))
+    if not rows:
+        return ""
+    lines = [charts.Line(row, [_point(t, row, f"{sweep.param}={v}", text) for t, v in zip(sweep.tables, sweep.values)],
+                         styles[row]) for row in rows]
+    ys = [p.y for line in lines for p in line.points if p]
+    log_x, log_y = charts.wide(sweep.values), charts.wide(ys)
+    chart = charts.line_chart(sweep.values, lines, lambda v: f"{v:g}", text, sweep.param, f"median {what}",
+                              f"{sweep.title}: median {what} over {sweep.param}", log_x, log_y)
+    scales = [axis for axis, log in (("x", log_x), ("y", log_y)) if log]
+    summaries = [t.figure(r) for t in sweep.tables for r in t.rows if t.figure(r)]
+    caption = (f"<strong>{_e(sweep.title)}</strong> ({_e(sweep.workload)}"
+               + (f", {_e(sweep.fixed)}" if sweep.fixed else "") + f"): median {what} over {_e(sweep.param)}, "
+               f"one line per mechanism; {better}. {_whiskers(summaries)}"
+               + (f" Log scale on {' and '.join(scales)}." if scales else ""))
+    return f'<figure class="scaling">{chart}<figcaption>{caption}</figcaption></figure>'
+
+
+def _point(table: Table, row: str, where: str, text: Callable[[float], str]) -> charts.Point | None:
+    cell = next((c for c in table.rows if c.key.row == row and table.figure(c)), None)
+    if cell is None:
+        return None
+    figure = table.figure(cell)
+    return charts.Point(figure.median, *figure.bounds, f"{row}, {where}: {_summary_tip(figure, text)}")
+
+
+def _summary_tip(figure: Summary, text: Callable[[float], str]) -> str:
+    low, high = figure.bounds
+    interval = "95% CI" if figure.ci else "range"
+    return f"median {text(figure.median)}, {interval} {text(low)} – {text(high)}, n={figure.n}"
+
+
+def _whiskers(summaries: list[Summary]) -> str:
+    """What the whiskers of a chart stand for: Summary.bounds of each figure."""
+    with_ci = sum(1 for s in summaries if s.ci)
+    if with_ci == len(summaries):
+        return "Whiskers: the 95% confidence interval of the median."
+    if with_ci == 0:
+        return "Whiskers: the min–max range (fewer than 6 values: too few for a 95% confidence interval)."
+    return ("Whiskers: the 95% confidence interval of the median, or the min–max range where a row has "
+            "fewer than 6 values.")
+
+
+# The results: a table and two charts per workload and parameter set
+
+def _results(tables: list[Table]) -> str:
+    index = "".join(f'<li><a href="#{_e(_anchor(t))}">{_e(t.title)} <span class="params">{_e(t.params)}</span>'
+                    "</a></li>" for t in tables)
+    return _section("Results", "Results", f'<ol class="index">{index}</ol>', *map(_table_section, tables))
+
+
+def _table_section(table: Table) -> str:
+    heading = (f'<h3>{_e(table.title)} <span class="workload">({_e(table.workload)})</span> '
+               f'<span class="params">{_e(table.params)}</span></h3>')
+    return (f'<section class="result" id="{_e(_anchor(table))}">\n{heading}\n'
+            + "\n".join(p for p in (_rows_table(table), _unsettled(table), _charts(table), _skipped(table)) if p)
+            + "\n</section>")
+
+
+def _columns(table: Table) -> list[tuple[str, str, Callable[[CellResult], str]]]:
+    """The columns of a table's rows that have a figure: header, its tooltip, the cell's text."""
+    text, _, _ = _what(table)
+    figure = table.figure
+    columns = [
+        ("ops/s" if table.rate_format else "real", "the median over the timed runs of verified trials",
+         lambda c: text(figure(c).median)),
+        ("95%\u00a0CI", "the 95% confidence interval of the median; n<6: too few runs for one, the range stands in",
+         lambda c: f"{text(figure(c).ci[0])} – {text(figure(c).ci[1])}" if figure(c).ci else "n<6"),
+        ("min", "the fastest timed run" if not table.rate_format else "the slowest timed run",
+         lambda c: text(figure(c).min)),
+        ("max", "the slowest timed run" if not table.rate_format else "the fastest timed run",
+         lambda c: text(figure(c).max)),
+        ("cv", "coefficient of variation: standard deviation / mean",
+         lambda c: f"{figure(c).cv:.1%}" if figure(c).n > 1 else "–"),
+        ("ratio", "median / median of the baseline" + (" (above 1 is faster)" if table.rate_format else ""),
+         lambda c: ratio_text(table.ratio(c)) if table.ratio(c) is not None else "–"),
+    ]
+    if table.delay:
+        columns.append(("overhead", f"real time minus the {_seconds(table.delay)} every unit slept",
+                        lambda c: _seconds(table.overhead(c))))
+    columns += [
+        ("user", "median CPU time in user mode", lambda c: _seconds(c.user.median)),
+        ("system", "median CPU time in the kernel", lambda c: _seconds(c.system.median)),
+        ("memory", "median peak RSS of a trial process; * the whole process tree",
+         lambda c: _megabytes(c.memory_kb.median) + ("*" if c.memory_is_tree else "") if c.memory_kb else "–"),
+        ("units", "threads, fibers, processes... created per run" + (" (the median run)" if table.rate_format else ""),
+         lambda c: _units((c.median_run.units,) if table.rate_format else c.units)),
+        ("warm-up (discarded)", "median real time of the warm-up runs: measured and verified, never counted",
+         lambda c: _seconds(c.warmup_real.median) if c.warmup_real else "–"),
+    ]
+    return columns
+
+
+def _rows_table(table: Table) -> str:
+    if not table.rows:
+        return ""
+    columns = _columns(table)
+    head = "".join(f'<th class="num" title="{_e(tip)}">{_e(name)}</th>' for name, tip, _ in columns)
+    body = []
+    for cell in table.rows:
+        base = cell is table.baseline
+        tag, row_class = ('<span class="tag">baseline</span>', ' class="baseline"') if base else ("", "")
+        figures = ("".join(f'<td class="num">{_e(value(cell))}</td>' for _, _, value in columns)
+                   if table.figure(cell) else f'<td class="none" colspan="{len(columns)}">no verified trial</td>')
+        body.append(f'<tr{row_class}><th class="mech">{_e(cell.key.row)}{tag}</th>{figures}'
+                    f'<td class="num">{_trials(cell)}</td></tr>')
+    return (f'<div class="scroll"><table class="rows"><thead><tr><th>mechanism</th>{head}'
+            '<th class="num" title="verified / run">trials</th></tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _trials(cell: CellResult) -> str:
+    counts = f"{len(cell.verified)}/{len(cell.trials)}"
+    failures = " ".join(f"{n} {status.upper()}" for status, n in sorted(cell.failures.items()))
+    return _e(counts) + (f' <a class="status" href="#failed-trials">{_e(failures)}</a>' if failures else "")
+
+
+def _unsettled(table: Table) -> str:
+    pairs = table.unsettled()
+    if not pairs:
+        return ""
+    items = "".join(f"<li>{_e(a.key.row)} and {_e(b.key.row)}: intervals overlap, "
+                    "their order is not settled by this run</li>" for a, b in pairs)
+    return f'<ul class="warn">{items}</ul>'
+
+
+def _skipped(table: Table) -> str:
+    """The rows that did not run, those with the same reason together."""
+    reasons: dict[tuple[str, str], list[str]] = {}
+    for s in table.skipped:
+        reasons.setdefault((s.kind, s.reason), []).append(s.row)
+    items = "".join(f'<li><span class="kind">{_e(kind)}</span> {_e(", ".join(rows))}: {_e(reason)}</li>'
+                    for (kind, reason), rows in reasons.items())
+    return f'<ul class="skipped">{items}</ul>' if items else ""
+
+
+def _charts(table: Table) -> str:
+    rows = [r for r in table.rows if table.figure(r)]
+    if not rows:
+        return ""
+    return (f'<div class="charts">{_time_chart(table, rows)}'
+            + _memory_chart(table, [r for r in rows if r.memory_kb]) + "</div>")
+
+
+def _time_chart(table: Table, rows: list[CellResult]) -> str:
+    text, what, better = _what(table)
+    shift = table.delay if not table.rate_format else 0.0   # the overhead, as the seed charts it
+    summaries = [table.figure(r) for r in rows]
+    bars = [charts.Bar(r.key.row, s.median - shift, s.bounds[0] - shift, s.bounds[1] - shift,
+                       text(s.median - shift), f"{r.key.row}: {_overhead_tip(s.median - shift, shift)}"
+                       f"{_summary_tip(s, text)}") for r, s in zip(rows, summaries)]
+    name = f"overhead: {what} minus the {_seconds(shift)} every unit slept" if shift else f"median {what}"
+    chart = charts.bar_chart(bars, text, f"{table.title} {table.params}: {name}")
+    return (f'<figure class="time">{chart}<figcaption><strong>{_e(name[0].upper() + name[1:])}</strong>, '
+            f"{better}. {_whiskers(summaries)}</figcaption></figure>")
+
+
+def _overhead_tip(overhead: float, delay: float) -> str:
+    return f"overhead {_seconds(overhead)}; real time: " if delay else ""
+
+
+def _memory_chart(table: Table, rows: list[CellResult]) -> str:
+    if not rows:
+        return ""
+    bars = [charts.Bar(r.key.row, r.memory_kb.median / 1024, *(b / 1024 for b in r.memory_kb.bounds),
+                       _megabytes(r.memory_kb.median) + ("*" if r.memory_is_tree else ""),
+                       f"{r.key.row}: {_summary_tip(r.memory_kb, _megabytes)}") for r in rows]
+    chart = charts.bar_chart(bars, lambda mb: f"{mb:g} MB", f"{table.title} {table.params}: peak memory")
+    tree = " * the whole process tree (the parent's peak and each child's private memory)." \
+        if any(r.memory_is_tree for r in rows) else ""
+    return (f'<figure class="memory">{chart}<figcaption><strong>Peak memory</strong> (median peak RSS of a '
+            f"trial process), lower is better. {_whiskers([r.memory_kb for r in rows])}{tree}</figcaption></figure>")
+
+
+# Failed trials
+
+def _failures(failed: list[TrialRecord]) -> str:
+    if not failed:
+        return ""
+    cells = {cell: i for i, cell in enumerate(dict.fromkeys(t.cell for t in failed))}  # each cell's trials together
+    rows = "".join(
+        f"<tr><td>{_e(t.cell.workload)} <span class=\"params\">{_e(t.cell.params_text)}</span></td>"
+        f'<td class="mech">{_e(t.cell.row)}</td><td class="num">{t.trial + 1}</td>'
+        f'<td class="status">{_e(str(t.status).upper())}</td><td>{_e(t.detail)}{_stderr(t.stderr)}</td></tr>'
+        for t in sorted(failed, key=lambda t: (cells[t.cell], t.trial)))
+    return _section("Failed trials", f"Failed trials ({len(failed)})",
+                    "<p>Every trial that failed or did not verify, with the end of its stderr; none of them "
+                    "enters a figure.</p>",
+                    f'<div class="scroll"><table class="failed"><thead><tr><th>workload</th><th>mechanism</th>'
+                    f'<th class="num">trial</th><th>status</th><th>detail</th></tr></thead>'
+                    f"<tbody>{rows}</tbody></table></div>")
+
+
+def _stderr(stderr: str) -> str:
+    if not stderr.strip():
+        return '<div class="muted">no stderr</div>'
+    lines = len(stderr.rstrip("\n").splitlines())
+    summary = f"stderr ({lines} line{'s' if lines > 1 else ''})"
+    return f"<details><summary>{summary}</summary><pre>{_e(stderr)}</pre></details>"
+
+
+def _reading() -> str:
+    return _section("How to read", "How to read", "<ul>" + "".join(f"<li>{item}</li>" for item in READING) + "</ul>")
+
+
+READING = (
+    "Every trial is a fresh process; its timed runs are measured by the runtime's kit around the work only. "
+    "A trial whose result does not match the expected one is INVALID and, like every failed trial, never "
+    "enters a figure.",
+    "real, ops/s, min, max, cv: over the timed runs of the verified trials of a cell. The warm-up runs are "
+    "measured and verified too, and shown, but never counted.",
+    "95% CI: the distribution-free 95% confidence interval of the median, from order statistics; "
+    "with fewer than 6 runs there is none (n&lt;6) and the min–max range stands in, in the charts and "
+    "when ranking.",
+    "ratio: the median over the baseline's (the first row). Two rows whose intervals overlap are "
+    "flagged: this run does not settle which of the two is faster.",
+    "memory: the median over trials of the peak RSS of the trial process (wait4), or of the whole process "
+    "tree for mechanisms that fork (marked *).",
+    "overhead (workloads whose units sleep by design): real time minus that delay, the cost of the "
+    "concurrency itself; the time chart shows it.",
+)
+
+
+CSS = """
+:root { --ink: #1d2330; --muted: #5b6475; --rule: #d9dde5; --faint: #eef0f4; --accent: #2f5f98;
+        --bad: #b2182b; --warn: #7a4d00; }
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 1140px; padding: 28px 32px 72px; color: var(--ink); background: #fff;
+       font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+a { color: var(--accent); text-decoration: none; }
+a:hover { text-decoration: underline; }
+h1 { font-size: 26px; margin: 0 0 10px; font-weight: 650; }
+h1 .run { color: var(--muted); font-weight: 400; }
+h2 { font-size: 20px; margin: 44px 0 12px; padding-bottom: 4px; border-bottom: 2px solid var(--ink); }
+h3 { font-size: 16px; margin: 0 0 8px; }
+h3 .workload, .params { color: var(--muted); font-weight: 400; }
+.params, .mech, pre, .index { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace;
+                               font-size: 12.5px; }
+nav { margin-top: 14px; font-size: 13px; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+th, td { padding: 4px 7px; text-align: left; vertical-align: top; border-bottom: 1px solid var(--faint); }
+thead th { font-size: 12px; font-weight: 600; color: var(--muted); border-bottom: 1px solid var(--rule);
+           vertical-align: bottom; }
+th.mech { font-weight: 600; white-space: nowrap; }
+td.num, th.num { text-align: right; }
+td.num { white-space: nowrap; }
+table.rows { font-size: 13px; }
+table.rows tbody tr:hover { background: #f7f9fc; }
+tr.baseline { background: #f2f6fb; }
+.tag { font: 600 10px/1 system-ui, sans-serif; color: var(--accent); border: 1px solid var(--accent);
+       border-radius: 3px; padding: 1px 3px; margin-left: 6px; vertical-align: 1px; }
+table.facts th { font-weight: 600; color: var(--muted); white-space: nowrap; padding-left: 0; }
+table.facts td, table.facts th { border: 0; padding-top: 1px; padding-bottom: 1px; }
+.none, .muted { color: var(--muted); font-style: italic; }
+.status { color: var(--bad); font-weight: 650; white-space: nowrap; }
+.alert { color: var(--bad); background: #fdf0f0; border-left: 4px solid var(--bad); padding: 6px 12px; }
+ul.warn { color: var(--warn); background: #fff7e6; border-left: 4px solid #e0a100; padding: 6px 12px 6px 30px;
+          margin: 10px 0; }
+ul.skipped { color: var(--muted); font-size: 13px; margin: 8px 0; padding-left: 20px; }
+ul.skipped .kind { font-weight: 600; }
+.scroll { overflow-x: auto; }
+section.result { margin: 0 0 20px; padding: 18px 0 10px; border-top: 1px solid var(--rule); }
+ol.index { columns: 2; column-gap: 32px; padding-left: 28px; margin: 0 0 24px; }
+.charts { display: flex; flex-wrap: wrap; gap: 8px 36px; align-items: flex-start; }
+.about { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: 8px 48px;
+          align-items: start; }
+table.facts caption { text-align: left; font-size: 11px; font-weight: 600; letter-spacing: 0.06em;
+                      text-transform: uppercase; color: var(--muted); padding-bottom: 2px; }
+figure { margin: 14px 0 8px; break-inside: avoid; }
+.charts > figure { flex: 1 1 400px; max-width: 500px; }
+figcaption { font-size: 12.5px; color: var(--muted); margin-top: 6px; max-width: 720px; }
+figcaption strong { color: var(--ink); font-weight: 600; }
+svg.chart { display: block; max-width: 100%; height: auto; }
+svg.chart a:hover text { text-decoration: underline; }
+table.failed td { font-size: 13px; }
+details summary { cursor: pointer; color: var(--muted); font-size: 12.5px; }
+pre { white-space: pre-wrap; word-break: break-word; max-height: 28em; overflow: auto; margin: 4px 0;
+      background: #f6f7f9; border: 1px solid var(--rule); border-radius: 3px; padding: 8px 10px; }
+@page { size: A4 landscape; margin: 12mm; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 11px; }
+  table.rows { font-size: 11px; }
+  nav, ol.index { display: none; }
+  h2 { break-after: avoid; }
+  section.result { break-inside: avoid-page; }
+  .scroll { overflow: visible; }
+  pre { max-height: none; }
+}
+"""

@@ -1,0 +1,148 @@
+"""Markdown for a README: a table per workload and parameter set in its
+seed's columns (Ruby's Benchmark: user, system, total, real; Concurrently's
+executions in seconds; benchmark-ips' i/s (± cv) count in time), then the
+diagnosis, the environment and the run that produced it."""
+
+import re
+from dataclasses import dataclass
+from textwrap import dedent
+from typing import Callable
+
+from ..store import RunInfo
+from .aggregate import CellResult, Table, ratio_text
+from .document import RunReport
+from .terminal import LEGEND, check_text, cv_text, failure_lines, interval_text, si, skipped_reasons, units_text
+
+
+def render(report: RunReport) -> str:
+    run = report.run
+    parts = [f"## concbench run {run.id}",
+             f"{_inline(run.request.get('profile'))} profile, started {run.started}, {run.state}."]
+    for table in report.tables:
+        parts += _table(table)
+    # The legend as one paragraph: its line that opens with "* " would be a list item.
+    parts.append(" ".join(LEGEND.splitlines()))
+    if report.diagnosis:
+        parts += ["### Diagnosis", _paragraphs(report.diagnosis)]
+    parts += ["### Environment",
+              "\n".join(f"- {label}: {_inline(value)}" for label, value in report.environment),
+              _produced_by(run)]
+    return "\n\n".join(parts) + "\n"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The seed's figure columns: their headers and a cell's values."""
+    headers: tuple[str, ...]
+    figures: Callable[[CellResult], list[str]]
+    cv: bool = True   # False where the figures already show the coefficient of variation
+
+
+def _benchmark(cell: CellResult) -> list[str]:
+    return [f"{s.median:.6f}" for s in (cell.user, cell.system, cell.total, cell.real)]
+
+
+def _executions(cell: CellResult) -> list[str]:
+    run = cell.median_run
+    return [str(run.ops), f"{run.wall_ns / 1e9:.4f}", si(cell.rate.median)]
+
+
+def _ips(cell: CellResult) -> list[str]:
+    rate, runs = cell.rate, cell.rated_runs
+    return [si(rate.median), f"{rate.cv * 100:.1f}%" if rate.n > 1 else "-",
+            si(sum(s.ops for s in runs)), f"{sum(s.wall_ns for s in runs) / 1e9:.6f}s"]
+
+
+LAYOUTS = {
+    None: Layout(("user", "system", "total", "real"), _benchmark),
+    "executions": Layout(("executions", "in seconds", "ops/s"), _executions),
+    "ips": Layout(("i/s", "±", "count", "in"), _ips, cv=False),
+}
+
+
+def _table(table: Table) -> list[str]:
+    """The heading, the table, then what the terminal prints under it: the
+    rows whose order this run cannot settle, and each failure with its stderr."""
+    params = f": {_inline(table.params)}" if table.params else ""
+    parts = [f"### {_inline(table.title)} ({table.workload}){params}", _grid(table)]
+    unsettled = [f"- not settled: {_inline(a.key.row)} and {_inline(b.key.row)} (their intervals overlap)"
+                 for a, b in table.unsettled()]
+    if unsettled:
+        parts.append("\n".join(unsettled))
+    failures = [line.plain for cell in table.rows for line in failure_lines(cell)]
+    if failures:
+        parts.append(_code(dedent("\n".join(failures))))
+    return parts
+
+
+def _grid(table: Table) -> str:
+    """The Markdown table: the baseline marked, then the cells that did not run, with why."""
+    layout = LAYOUTS[table.rate_format]
+    headers = ["mechanism", *layout.headers, *(["overhead"] if table.delay else []), "ratio", "95% CI",
+               *(["cv"] if layout.cv else []), "memory", "units", "trials"]
+    rows = [_row(headers), _row([":---"] + ["---:"] * (len(headers) - 1))]
+    for cell in table.rows:
+        label = _cell(cell.key.row) + (" (baseline)" if cell is table.baseline else "")
+        if table.figure(cell) is None:
+            rows.append(_row([label, "no verified trial", *[""] * (len(headers) - 3), check_text(cell).plain]))
+        else:
+            rows.append(_row([label, *layout.figures(cell), *_tail(table, cell, layout)]))
+    rows += [_row([_cell(names), _cell(why), *[""] * (len(headers) - 2)])
+             for why, names in skipped_reasons(table).items()]
+    return "\n".join(rows)
+
+
+def _tail(table: Table, cell: CellResult, layout: Layout) -> list[str]:
+    """The columns after the seed's: overhead, ratio, interval, cv, memory, units, trials."""
+    figure = table.figure(cell)
+    ratio = table.ratio(cell)
+    # A time-boxed run creates as many units as it had time for: the median run's, as the terminal shows.
+    units = (cell.median_run.units,) if table.rate_format else cell.units
+    return [*([f"{table.overhead(cell):.6f}"] if table.delay else []),
+            ratio_text(ratio) if ratio is not None else "-",
+            interval_text(figure), *([cv_text(figure)] if layout.cv else []),
+            _memory(cell), units_text(units), check_text(cell).plain]
+
+
+def _memory(cell: CellResult) -> str:
+    if cell.memory_kb is None:
+        return "-"
+    tree = "\\*" if cell.memory_is_tree else ""  # escaped: a bare * may open emphasis
+    return f"{cell.memory_kb.median / 1024:.1f} MB{tree}"
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _inline(text) -> str:
+    """Text from a runtime or a user on one line: a line break would end a heading, list item or row."""
+    return " ".join(str(text).splitlines())
+
+
+def _cell(text) -> str:
+    """Text from a runtime or a user in a table cell, where | would end the cell."""
+    return _inline(text).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _code(text: str) -> str:
+    """A fenced block: runtimes' stderr verbatim, its fence longer than any run of backticks in it."""
+    fence = "`" * max([3] + [len(run) + 1 for run in re.findall("`+", text)])
+    return f"{fence}\n{text}\n{fence}"
+
+
+def _paragraphs(lines: list[str]) -> str:
+    """Lines as Markdown: a blank line wherever a list starts or ends, or a
+    paragraph after a list item would continue it."""
+    out = []
+    for before, line in zip([None, *lines], lines):
+        if before is not None and before.startswith("- ") != line.startswith("- "):
+            out.append("")
+        out.append(line)
+    return "\n".join(out)
+
+
+def _produced_by(run: RunInfo) -> str:
+    commit = run.environment.get("concbench") or "an unknown commit"
+    return (f"Produced by concbench {_inline(commit)} from run {run.id} "
+            f"(`concbench report {run.id} --format md`).")

@@ -1,0 +1,32 @@
+"""The fingerprint stored with every run, and how reports show it."""
+
+from concbench import environment
+
+
+def test_the_fingerprint_reads_this_machine():
+    env = environment.fingerprint([])
+    assert env["cores"] >= 1 and env["memory_kb"] > 0 and len(env["load"]) == 3
+    assert env["kernel"] and env["cpu"]
+    assert {"governor", "cpu_mhz", "concbench", "runtimes", "libraries"} <= set(env)
+
+
+ENV = {"cpu": "AMD EPYC", "cores": 2, "memory_kb": 24 * 1024 ** 2, "kernel": "6.1", "load": [0.1, 0.2, 0.3],
+       "governor": "performance", "cpu_mhz": 2400, "python": "3.11.7", "concbench": "abc1234",
+       "runtimes": {"ruby": "3.1.7", "haskell": "9.0.2"}, "libraries": {"ruby/fiber": "async 1.30.3"}}
+
+
+def test_a_report_shows_versions_with_the_flags_the_trials_reported():
+    lines = dict(environment.describe(ENV, [{"name": "ruby", "flags": []},
+                                            {"name": "ruby", "flags": ["--yjit"]},
+                                            {"name": "ruby", "flags": []}]))
+    assert lines["CPU"] == "AMD EPYC, 2 cores, 2400 MHz, governor performance"
+    assert lines["memory"] == "24.0 GiB"
+    assert lines["ruby"] == "3.1.7, no flags or flags --yjit"
+    assert lines["haskell"] == "9.0.2"          # no trial of it: no flags known
+    assert lines["ruby/fiber"] == "async 1.30.3"
+    assert lines["concbench"] == "abc1234"
+
+
+def test_differences_name_what_changed_but_not_the_load():
+    after = {**ENV, "load": [2.0, 2.0, 2.0], "cpu_mhz": 3000, "libraries": {"ruby/fiber": "async 2.0"}}
+    assert environment.differences(ENV, after) == ["library ruby/fiber: async 1.30.3 -> async 2.0"]
