@@ -187,6 +187,8 @@ def _sweep_figure(sweep: Sweep, styles: dict[str, int]) -> str:
     rows = list(dict.fromkeys(r.key.row for t in sweep.tables for r in t.rows if t.figure(r)))
     if not rows:
         return ""
+    if any(t.delay for t in sweep.tables):  # the units sleep by design: plot what they cost, as the bars do
+        what = f"overhead ({what} minus the delay every unit slept)"
     lines = [charts.Line(row, [_point(t, row, f"{sweep.param}={v}", text) for t, v in zip(sweep.tables, sweep.values)],
                          styles[row]) for row in rows]
     ys = [p.y for line in lines for p in line.points if p]
@@ -206,8 +208,9 @@ def _point(table: Table, row: str, where: str, text: Callable[[float], str]) -> 
     cell = next((c for c in table.rows if c.key.row == row and table.figure(c)), None)
     if cell is None:
         return None
-    figure = table.figure(cell)
-    return charts.Point(figure.median, *figure.bounds, f"{row}, {where}: {_summary_tip(figure, text)}")
+    figure, shift = table.figure(cell), table.delay if not table.rate_format else 0.0
+    return charts.Point(figure.median - shift, *(b - shift for b in figure.bounds),
+                        f"{row}, {where}: {_overhead_tip(figure.median - shift, shift)}{_summary_tip(figure, text)}")
 
 
 def _summary_tip(figure: Summary, text: Callable[[float], str]) -> str:
