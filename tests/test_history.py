@@ -2,6 +2,9 @@
 
 import json
 import sqlite3
+from pathlib import Path
+
+from concbench.store import Store
 
 from conftest import assert_one_line_error, concbench
 
@@ -76,5 +79,7 @@ def test_history_follows_the_chosen_cells(fake_env):
     assert_one_line_error(concbench("history", "-p", "n=7", env=fake_env), "no stored cell matches")
 
 
-def test_history_of_an_empty_database_is_a_one_line_error(fake_env):
+def test_history_of_a_database_without_trials_is_a_one_line_error(fake_env):
     assert_one_line_error(concbench("history", env=fake_env), "no runs stored yet")
+    Store(Path(fake_env["CONCBENCH_DB"])).begin_run({"profile": "quick"}, {})  # interrupted before a trial
+    assert_one_line_error(concbench("history", env=fake_env), "no trials stored yet")

@@ -20,7 +20,7 @@ class Settings:
 PROFILE_SETTINGS = {
     "smoke": Settings(trials=1, warmup=0, runs=1, timeout=60),
     "quick": Settings(trials=3, warmup=1, runs=2, timeout=120),
-    "standard": Settings(trials=3, warmup=1, runs=1, timeout=900),
+    "standard": Settings(trials=3, warmup=1, runs=2, timeout=900),   # 6 runs: enough for a 95% CI
     "full": Settings(trials=3, warmup=1, runs=1, timeout=1800),
 }
 

@@ -115,6 +115,8 @@ def histories(store: Store, specs: dict[str, Workload], threshold: float,
         for table in tables(store.trials(run.id), [], specs):
             for cell in table.rows:
                 appearances.setdefault(cell.key.id, []).append((run, table, cell))
+    if not appearances:
+        raise UserError(f"database {store.path}: no trials stored yet")
     wanted.check({seen[0][2].key for seen in appearances.values()})
     chosen = [seen[-last:] if last else seen for seen in appearances.values() if wanted(seen[0][2].key)]
     if not chosen:
