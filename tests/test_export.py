@@ -12,7 +12,7 @@ import statistics
 
 import pytest
 
-from conftest import FIXTURES, concbench
+from conftest import FIXTURES, assert_one_line_error, concbench
 
 NA_REASON = "no triangles | not one,\nnot a side"  # a runtime's text with a table's metacharacters
 
@@ -122,3 +122,14 @@ def test_json_has_every_trial_and_cells_that_match_them(env):
     assert cells["triangle", "honest"]["rate_per_s"] is None and cells["triangle", "honest"]["ratio"] == 1.0
     assert {"workload": "triangle", "row": "fake/inexpressible", "kind": "n/a", "reason": NA_REASON,
             "params": "n=10"} in document["skipped"]
+
+
+def test_a_report_that_cannot_be_written_is_a_one_line_error_and_leaves_nothing(env, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert_one_line_error(concbench("report", "-o", blocker / "run.html", env=env), "cannot write")
+    assert_one_line_error(concbench("report", "9", env=env), "no run 9")
+    written = tmp_path / "run.md"
+    assert concbench("report", "--format", "md", "-o", written, env=env).returncode == 0
+    assert written.read_text().startswith("## concbench run 2")
+    assert sorted(tmp_path.iterdir()) == sorted([blocker, written])  # no partial file left behind

@@ -1,5 +1,6 @@
 """The `concbench` command: run, show, report, compare, history, list, doctor, setup."""
 
+import contextlib
 import json
 import signal
 import sys
@@ -13,7 +14,6 @@ from . import environment, paths, runtimes, setup as system, workloads
 from .errors import UserError
 from .plan import PROFILE_SETTINGS, Selection, make_plan
 from .progress import ProgressDisplay
-from .protocol import Status
 from .report import comparison, document, export, html, markdown, records, terminal
 from .report.history import CellFilter, histories
 from .runner import execute
@@ -202,10 +202,14 @@ def report(run_id, format_, output, db):
     if output is None:
         click.echo(text, nl=False)
         return 0
+    partial = output.with_name(output.name + ".partial")  # a full disk must not leave half a report
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text)
+        partial.write_text(text)
+        partial.replace(output)
     except OSError as e:
+        with contextlib.suppress(OSError):
+            partial.unlink()
         raise UserError(f"cannot write {output}: {e.strerror or e}") from None
     console.print(f"report of run {found.run.id}: {output}")
     return 0
