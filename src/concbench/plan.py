@@ -95,9 +95,9 @@ def make_plan(selection: Selection, workloads: dict[str, Workload],
     chosen_runtimes = _choose("runtime", selection.runtimes, runtimes)
     _check_mechanisms(selection.mechanisms, chosen_runtimes)
     check_names("parameter", [n for n, _ in selection.params],
-                  {p for w in chosen_workloads for p in w.params})
+                {p for w in chosen_workloads for p in w.params})
     check_names("option", selection.options,
-                 {o for r in chosen_runtimes for o in r.manifest.options})
+                {o for r in chosen_runtimes for o in r.manifest.options})
     cells, skipped = [], {}
     overrides = {name: list(values) for name, values in selection.params}
     for workload in chosen_workloads:
