@@ -244,10 +244,15 @@ def _stored(db):
 def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
     old = tmp_path / "v1.db"
     with sqlite3.connect(old) as connection:
-        schema = (store.SCHEMA  # without the columns schemas 2 and 3 added
+        schema = (store.SCHEMA  # without the columns and tables schemas 2, 3 and 4 added
                   .replace("    ops INTEGER,                    -- rate workloads: operations the kit counted\n", "")
-                  .replace(",\n    params TEXT NOT NULL DEFAULT ''  -- the parameter set it was planned with; '' for every set", ""))
+                  .replace(",\n    params TEXT NOT NULL DEFAULT ''  -- the parameter set it was planned with; '' for every set", "")
+                  .replace("    peak_live INTEGER,              -- most units alive at once\n", "")
+                  .replace("    evidence TEXT NOT NULL DEFAULT '{}',  -- JSON: the spec's [evidence] counts\n", "")
+                  .replace("    voluntary_switches INTEGER, involuntary_switches INTEGER,   -- wait4's context switches\n", "")
+                  .replace(store.SCHEMA_4_TABLES, ""))
         assert "ops INTEGER" not in schema and "params TEXT NOT NULL DEFAULT" not in schema
+        assert "peak_live" not in schema and "switches" not in schema and "floors" not in schema
         connection.executescript(schema + "PRAGMA user_version = 1;")
         connection.execute("INSERT INTO runs VALUES (1, 'then', 'then', 'complete', '{\"profile\": \"smoke\"}', '{}')")
     done = concbench("run", "-w", "ticks", "-m", "honest", "--profile", "smoke", "--db", old, env=fake_env)

@@ -53,9 +53,22 @@ def test_cell_verifies(smoke, workload, runtime, mechanism):
             f"{record['params']}: {record['status']}: {record['detail']}\n{record['stderr'][-2000:]}"
         run = record["runs"][-1]
         assert run["result"] == record["expected"]
-        # `none` calls the work in place: it honestly creates no unit.
-        assert run["units"] >= (0 if mechanism == "none" else 1) and record["peak_kb"] > 0
-        assert 0 < run["wall_ns"] < record["process"]["wall_ns"]
+        assert record["peak_kb"] > 0 and 0 < run["wall_ns"] < record["process"]["wall_ns"]
+        _check_evidence(SPECS[workload], rt.manifest.mechanisms[mechanism].units, record)
+
+
+def _check_evidence(spec, fixed_units, record):
+    """Every run's units, live units and evidence, against the spec, as the harness checks them."""
+    for run in record["runs"]:
+        least = spec.least_units(record["params"], run.get("ops"))
+        if fixed_units is not None:
+            assert run["units"] == fixed_units
+        elif least is not None:
+            assert run["units"] >= least
+        assert (run["units"] > 0) == (run["peak_live"] > 0) and run["peak_live"] <= run["units"]
+        assert set(run["evidence"]) == set(spec.evidence)
+        for name, of in spec.evidence_of(record["params"], run.get("ops")).items():
+            assert run["evidence"][name] is None or 0 <= run["evidence"][name] <= of
 
 
 def test_the_smoke_run_succeeds_and_names_every_na_cell(smoke):
@@ -64,6 +77,14 @@ def test_the_smoke_run_succeeds_and_names_every_na_cell(smoke):
     for workload, runtime, mechanism, reason in CELLS:
         if reason:
             assert f"{runtime}/{mechanism}" in done.stdout and reason in done.stdout
+
+
+def test_every_runtime_has_its_memory_floor_measured(smoke):
+    done, _ = smoke
+    floors = re.search(r"memory floor \(.*?\) (.*)$", done.stdout, re.M)
+    assert floors, done.stdout[:2000]
+    for name in runtimes.load_all():
+        assert re.search(rf"\b{name} \d+\.\d MB", floors.group(1)), floors.group(1)
 
 
 def test_gc_off_is_recorded_where_the_language_has_a_collector(smoke):

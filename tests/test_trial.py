@@ -1,5 +1,6 @@
 import os
 import sys
+import time
 
 from concbench import trial
 
@@ -21,11 +22,30 @@ def test_the_child_gets_a_fresh_scratch_directory_that_is_removed():
     assert listing.strip() == "[]" and not os.path.exists(scratch)
 
 
-def test_a_hang_is_killed_with_its_whole_process_group():
-    code = "import os, time; os.fork(); time.sleep(60)"
-    done = trial.run([PY, "-c", code], {}, timeout=0.5)
+def test_a_hang_is_killed_with_its_whole_process_group(tmp_path):
+    pids = tmp_path / "pids"
+    code = ("import json, os, sys, time; path = json.load(sys.stdin)['pids']\n"
+            "if os.fork() == 0:\n"
+            "    open(path, 'w').write(str(os.getpid())); time.sleep(60)\n"
+            "time.sleep(60)")
+    done = trial.run([PY, "-c", code], {"pids": str(pids)}, timeout=0.5)
     assert done.timed_out and done.signal == 9
     assert done.wall_ns < 10e9
+    grandchild = int(pids.read_text())
+    assert _dead(grandchild), f"the trial's child {grandchild} outlived it"
+
+
+def _dead(pid: int) -> bool:
+    """Gone, or a zombie waiting for its new parent to reap it: nothing runs."""
+    for _ in range(100):
+        try:
+            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def test_output_is_capped_to_its_end():

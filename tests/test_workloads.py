@@ -1,6 +1,6 @@
 import pytest
 
-from concbench import workloads
+from concbench import lcg, series, workloads
 from concbench.errors import UserError
 from concbench.spec import load_toml
 
@@ -63,7 +63,7 @@ def test_sweeps_and_overrides(tmp_path):
     ("id = ", "malformed TOML"),
     (GOOD.replace('total = "n * 2"', 'total = "m * 2"'), "expect.total: 'm' is not an integer parameter"),
     (GOOD.replace('total = "n * 2"', 'total = "ops"'), "expect.total: 'ops' is not an integer parameter"),
-    (GOOD.replace('total = "n * 2"', 'total = "print(n)"'), "the only calls allowed are lcg_first_above, lcg_sum"),
+    (GOOD.replace('total = "n * 2"', 'total = "print(n)"'), "the only calls allowed are bisection_candidates, lcg_first_above, lcg_sum"),
     (GOOD.replace('type = "int"', 'type = "float"'), "expect.total: 'n' is not an integer parameter"),
     (GOOD.replace('type = "int"', 'type = "choice"'), "a choice has `values` and no min or max"),
     (GOOD.replace('id = "w"', 'id = "w"\nkind = "rate"'), "a rate workload has the float parameter 'seconds'"),
@@ -167,8 +167,33 @@ def test_the_celluloid_and_many_task_checks():
     assert specs["spawn"].delay_ns({"tasks": 1, "delay_ms": 5_000}) == 5_000_000_000
     assert specs["spawn"].one_run_per_process and not specs["pool"].one_run_per_process
     assert specs["ring"].expected({"nodes": 513, "laps": 100}) == {"hops": 51_300}
-    assert specs["mailbox"].expected({"messages": 4}) == {"count": 4, "sum": 10}
-    assert specs["latch"].expected({"count": 100, "rounds": 7}) == {"rounds": 7, "countdowns": 700}
+    assert specs["mailbox"].expected({"messages": 4, "capacity": 0}) == {"count": 4, "sum": 10, "ordered": 30}
+    assert specs["latch"].expected({"count": 100, "rounds": 7}) == {
+        "rounds": 7, "countdowns": 700, "checksum": sum((k + 1) * (r + 1) for k in range(100) for r in range(7))}
+
+
+def test_the_checksums_are_the_ones_each_unit_makes():
+    specs, modulus = workloads.load_all(), 1_000_000_007
+    ordered = 0
+    for k in range(1, 3_000_001):   # the receiver's k-th message is payload k, reduced at each step
+        ordered = (ordered + k * k) % modulus
+    assert specs["mailbox"].expected({"messages": 3_000_000, "capacity": 0})["ordered"] == ordered
+    tallies = [sum((k + 1) * (r + 1) for r in range(50)) % modulus for k in range(10_000)]
+    assert specs["latch"].expected({"count": 10_000, "rounds": 50})["checksum"] == sum(tallies) % modulus
+    cpu = {"cases": 100, "workers": 0, "batch": 1, "seconds": 1.0}
+    assert specs["map-cpu"].expected(cpu, ops=3) == {"sum": 3 * sum((i + 1) * 9 for i in range(100))}
+
+
+def test_the_shrinking_evaluates_the_candidates_of_each_bisection_round():
+    # Draw 1 of the LCG in [-1e6, 1e6] is the first above 100: 0 passes, it fails.
+    first = lcg.draws(10, -1_000_000, 1_000_000)[lcg.lcg_first_above(10, -1_000_000, 1_000_000, 100)]
+    passing, failing, rounds = 0, first, []
+    while failing - passing > 1:
+        tried = sorted({passing + (failing - passing) * k // 9 for k in range(1, 9)} - {passing})
+        rounds.append(len(tried))
+        failed = next((i for i, c in enumerate(tried) if c > 100), len(tried))
+        passing, failing = (tried[failed - 1] if failed else passing), (tried[failed] if failed < len(tried) else failing)
+    assert failing == 101 and series.bisection_candidates(10, -1_000_000, 1_000_000, 100) == sum(rounds)
 
 
 def test_a_delay_names_an_integer_parameter(tmp_path):

@@ -105,6 +105,7 @@ def run(workload, runtime, mechanism, profile, param, option, trials, warmup, ru
     else:
         store.set_state(run_id, "running")
     store.add_skipped(run_id, plan.skipped)  # a resumed run's, as the manifests say now
+    store.add_notes(run_id, plan.notes)
     todo = plan.trials(store.finished_trials(run_id))
     s = plan.settings
     single = sorted({c.workload.id for c in plan.cells if c.workload.one_run_per_process})

@@ -4,7 +4,7 @@ run (each with its reason) and the order of the trials."""
 from dataclasses import dataclass, replace
 
 from .errors import UserError
-from .records import CellKey, Skipped
+from .records import CellKey, Note, Skipped
 from .runtimes import Runtime
 from .workloads import Params, Workload
 
@@ -75,6 +75,7 @@ class Plan:
     cells: list[Cell]
     skipped: list[Skipped]
     settings: Settings
+    notes: list[Note] = ()
 
     def settings_for(self, cell: Cell) -> Settings:
         """The plan's settings, but one timed run and no warm-up for a workload
@@ -114,7 +115,16 @@ def make_plan(selection: Selection, workloads: dict[str, Workload],
                             workload.id, cell.key.row, *reason, cell.key.params_text))
                     else:
                         cells.append(cell)
-    return Plan(cells, list(skipped.values()), selection.settings)
+    return Plan(cells, list(skipped.values()), selection.settings, _notes(cells))
+
+
+def _notes(cells: list[Cell]) -> list[Note]:
+    notes = {}
+    for cell in cells:
+        text = cell.runtime.manifest.mechanisms[cell.mechanism].notes.get(cell.workload.id)
+        if text:
+            notes.setdefault((cell.workload.id, cell.key.row), Note(cell.workload.id, cell.key.row, text))
+    return list(notes.values())
 
 
 def _why_not(cell: Cell) -> tuple[str, str] | None:

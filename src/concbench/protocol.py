@@ -1,6 +1,7 @@
 """The child's answer: parsing it, and the verdict on a trial."""
 
 import json
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Callable
 
@@ -30,8 +31,11 @@ class Run(_Answer):
     user_ns: int = pydantic.Field(ge=0)
     sys_ns: int = pydantic.Field(ge=0)
     units: int = pydantic.Field(ge=0)
+    peak_live: int = pydantic.Field(ge=0)   # most units alive at once
     result: dict[str, int]
     ops: int | None = pydantic.Field(default=None, ge=0)  # rate workloads: operations the kit counted
+    # What shows the concurrency happened (the spec's [evidence]); None: not observable.
+    evidence: dict[str, int | None] = {}
 
 
 class RuntimeInfo(_Answer):
@@ -76,13 +80,44 @@ def parse(stdout: bytes) -> Response | Refusal | str:
         return f"malformed answer: {first_error(e)}"
 
 
-def verdict(exit: Exit, answer: Response | Refusal | str, expected: Callable[[int | None], dict[str, int]],
-            warmup: int, runs: int, batch: int | None = None, delay_ns: int = 0) -> tuple[Status, str]:
-    """Classify a finished trial; the detail says what went wrong, in one line.
-    `expected` gives the result a run must report from the operations it
-    counted; `batch` is set for rate workloads, whose every run must count a
-    positive whole number of batches; `delay_ns` is what every unit slept,
-    which units sleeping at the same time must take less than twice of."""
+Figure = Callable[[int | None], object]   # of the ops a run counted (None for fixed workloads)
+
+
+@dataclass(frozen=True)
+class Expectations:
+    """What a trial must show to be verified, computed from the workload's spec
+    and the cell's parameters (figures that depend on ops are functions of it)."""
+    result: Callable[[int | None], dict[str, int]]
+    warmup: int
+    runs: int
+    batch: int | None = None        # rate workloads: every run counts whole batches
+    delay_ns: int = 0               # every unit sleeps this long: a run takes at least
+                                    # this and less than twice it (they slept at once)
+    least_units: Callable[[int | None], int | None] = lambda ops: None
+    fixed_units: int | None = None  # the mechanism always runs on exactly this many
+    evidence: Callable[[int | None], dict[str, int]] = field(default=lambda ops: {})
+
+
+class Floor(_Answer):
+    """The answer to a request to do nothing (the kit's memory floor)."""
+    ok: bool
+    runtime: RuntimeInfo
+    runs: list[Run] = pydantic.Field(max_length=0)
+
+
+def parse_floor(stdout: bytes) -> str:
+    """'' if the kit answered a floor request as it should, else why not."""
+    try:
+        Floor.model_validate(json.loads(last_line(stdout)))
+    except json.JSONDecodeError:
+        return f"no JSON answer to the floor request: {last_line(stdout)[:120]!r}"
+    except pydantic.ValidationError as e:
+        return f"malformed answer to the floor request: {first_error(e)}"
+    return ""
+
+
+def verdict(exit: Exit, answer: Response | Refusal | str, expect: Expectations) -> tuple[Status, str]:
+    """Classify a finished trial; the detail says what went wrong, in one line."""
     if exit.timed_out:
         return Status.TIMEOUT, "killed at its time limit"
     if exit.signal is not None:
@@ -93,14 +128,28 @@ def verdict(exit: Exit, answer: Response | Refusal | str, expected: Callable[[in
         return Status.EXIT, f"exit status {exit.exit_code}{_stderr_end(exit)}"
     if isinstance(answer, str):
         return Status.GARBAGE, answer
-    if [r.warmup for r in answer.runs] != [True] * warmup + [False] * runs:
-        return Status.INVALID, f"asked for {warmup} warm-up + {runs} runs, got {len(answer.runs)} runs in another order"
+    if [r.warmup for r in answer.runs] != [True] * expect.warmup + [False] * expect.runs:
+        return Status.INVALID, (f"asked for {expect.warmup} warm-up + {expect.runs} runs, "
+                                f"got {len(answer.runs)} runs in another order")
+    walls = sum(run.wall_ns for run in answer.runs)
+    if walls > exit.wall_ns:
+        return Status.INVALID, (f"its runs took {walls / 1e9:.6f} s by its own clock, longer than "
+                                f"the {exit.wall_ns / 1e9:.6f} s its process lived")
     for index, run in enumerate(answer.runs):
-        mismatch = _bad_count(run.ops, batch) if batch else ""
-        mismatch = mismatch or compare(run.result, expected(run.ops)) or _not_concurrent(run.wall_ns, delay_ns)
+        mismatch = _mismatch(run, expect)
         if mismatch:
             return Status.INVALID, f"run {index + 1}: {mismatch}"
     return Status.OK, ""
+
+
+def _mismatch(run: Run, expect: Expectations) -> str:
+    """'' if the run did what was asked, else the first thing it did not."""
+    if expect.batch:
+        bad = _bad_count(run.ops, expect.batch)
+        if bad:
+            return bad
+    return (compare(run.result, expect.result(run.ops)) or _bad_delay(run.wall_ns, expect.delay_ns)
+            or _bad_units(run, expect) or _bad_evidence(run.evidence, expect.evidence(run.ops)))
 
 
 def _bad_count(ops: int | None, batch: int) -> str:
@@ -111,11 +160,40 @@ def _bad_count(ops: int | None, batch: int) -> str:
     return ""
 
 
-def _not_concurrent(wall_ns: int, delay_ns: int) -> str:
-    if delay_ns and wall_ns >= 2 * delay_ns:
+def _bad_delay(wall_ns: int, delay_ns: int) -> str:
+    if not delay_ns:
+        return ""
+    if wall_ns < delay_ns:
+        return (f"took {wall_ns / 1e9:.3f} s, less than the {delay_ns / 1e9:g} s every unit sleeps: "
+                "the units did not sleep")
+    if wall_ns >= 2 * delay_ns:
         return (f"took {wall_ns / 1e9:.3f} s, twice the {delay_ns / 1e9:g} s delay or more: "
                 "the units did not sleep at the same time")
     return ""
+
+
+def _bad_units(run: Run, expect: Expectations) -> str:
+    if expect.fixed_units is not None and run.units != expect.fixed_units:
+        return f"units = {run.units}, but this mechanism runs on {expect.fixed_units}"
+    least = expect.least_units(run.ops) if expect.fixed_units is None else None
+    if least is not None and run.units < least:
+        return f"units = {run.units}, fewer than the {least} the work starts"
+    if run.peak_live > run.units:
+        return f"peak_live = {run.peak_live}, more units alive at once than the {run.units} started"
+    if run.units and not run.peak_live:
+        return f"peak_live = 0, but {run.units} units started"
+    return ""
+
+
+def _bad_evidence(reported: dict[str, int | None], declared: dict[str, int]) -> str:
+    for name, of in declared.items():
+        if name not in reported:
+            return f"no {name!r} in the evidence"
+        value = reported[name]
+        if value is not None and not 0 <= value <= of:
+            return f"{name} = {value}, expected 0 to {of}"
+    extra = set(reported) - set(declared)
+    return f"unexpected {sorted(extra)[0]!r} in the evidence" if extra else ""
 
 
 def compare(result: dict[str, int], expected: dict[str, int]) -> str:

@@ -39,6 +39,8 @@ class Sample:
     units: int
     result: dict[str, int]
     ops: int | None = None   # rate workloads: operations the kit's loop counted
+    peak_live: int | None = None   # most units alive at once (None: stored before it was counted)
+    evidence: dict[str, int | None] = field(default_factory=dict)   # the spec's [evidence] counts
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,8 @@ class TrialRecord:
     sys_ns: int | None = None
     maxrss_kb: int | None = None
     tree_rss_kb: int | None = None
+    voluntary_switches: int | None = None     # wait4's context switches of the trial
+    involuntary_switches: int | None = None
     exit_code: int | None = None
     signal: int | None = None
     runtime_info: dict = field(default_factory=dict)
@@ -72,6 +76,15 @@ class TrialRecord:
     @property
     def timed(self) -> tuple[Sample, ...]:
         return tuple(s for s in self.samples if not s.warmup)
+
+
+@dataclass(frozen=True)
+class Note:
+    """What a reader of a row must know, from its runtime's manifest: why its
+    units ran one after another, say."""
+    workload: str
+    row: str
+    text: str
 
 
 @dataclass(frozen=True)

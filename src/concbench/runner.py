@@ -6,9 +6,11 @@ from typing import Protocol
 
 from . import protocol, trial
 from .plan import Cell, Plan, Settings
-from .protocol import Response, Status
+from .protocol import Expectations, Response, Status
 from .records import Sample, TrialRecord
 from .store import Store
+
+FLOOR_TIMEOUT = 60
 
 
 class Observer(Protocol):
@@ -17,6 +19,7 @@ class Observer(Protocol):
 
 
 def execute(plan: Plan, store: Store, run_id: int, observer: Observer) -> None:
+    measure_floors(plan, store, run_id)
     for cell, index in plan.trials(store.finished_trials(run_id)):
         observer.started(cell, index)
         record = run_trial(cell, index, plan.settings_for(cell))
@@ -24,24 +27,59 @@ def execute(plan: Plan, store: Store, run_id: int, observer: Observer) -> None:
         observer.finished(record)
 
 
-def run_trial(cell: Cell, index: int, settings: Settings) -> TrialRecord:
+def measure_floors(plan: Plan, store: Store, run_id: int) -> None:
+    """Each runtime's kit answering a request to do nothing, once per run: its
+    peak RSS is the memory floor that every row of the runtime carries."""
+    stored = store.floors(run_id)
+    for cell in plan.cells:
+        row = cell.key.row.split("/")[0]
+        if row in stored:
+            continue
+        maxrss_kb, detail = _floor(cell)
+        store.add_floor(run_id, row, maxrss_kb, detail)
+        stored[row] = maxrss_kb
+
+
+def _floor(cell: Cell) -> tuple[int | None, str]:
+    request = {"workload": "", "kind": "floor", "mechanism": "", "params": {}, "warmup": 0, "runs": 0}
+    try:
+        exit = trial.run(cell.runtime.trial_command(cell.options), request, FLOOR_TIMEOUT)
+    except OSError as e:
+        return None, f"cannot start: {e}"
+    answer = protocol.parse_floor(exit.stdout)
+    if exit.exit_code != 0 or answer:
+        return None, answer or f"exit status {exit.exit_code}, signal {exit.signal}"
+    return exit.maxrss_kb, ""
+
+
+def expectations(cell: Cell, settings: Settings) -> Expectations:
     workload, params = cell.workload, cell.params
-    expected = functools.partial(workload.expected, params)
-    batch = params["batch"] if workload.kind == "rate" else None
-    request = {"workload": workload.id, "kind": workload.kind, "mechanism": cell.mechanism,
-               "params": params, "warmup": settings.warmup, "runs": settings.runs}
+    return Expectations(
+        result=functools.partial(workload.expected, params),
+        warmup=settings.warmup, runs=settings.runs,
+        batch=params["batch"] if workload.kind == "rate" else None,
+        delay_ns=workload.delay_ns(params),
+        least_units=functools.partial(workload.least_units, params),
+        fixed_units=cell.runtime.manifest.mechanisms[cell.mechanism].units,
+        evidence=functools.partial(workload.evidence_of, params))
+
+
+def run_trial(cell: Cell, index: int, settings: Settings) -> TrialRecord:
+    expect = expectations(cell, settings)
+    request = {"workload": cell.workload.id, "kind": cell.workload.kind, "mechanism": cell.mechanism,
+               "params": cell.params, "warmup": settings.warmup, "runs": settings.runs}
     try:
         exit = trial.run(cell.runtime.trial_command(cell.options), request, settings.timeout)
     except OSError as e:
-        return TrialRecord(cell.key, index, Status.ERROR, f"cannot start: {e}", _shown(expected, batch))
+        return TrialRecord(cell.key, index, Status.ERROR, f"cannot start: {e}", _shown(expect))
     answer = protocol.parse(exit.stdout)
-    status, detail = protocol.verdict(exit, answer, expected, settings.warmup, settings.runs, batch,
-                                      workload.delay_ns(params))
+    status, detail = protocol.verdict(exit, answer, expect)
     response = answer if isinstance(answer, Response) else None
     return TrialRecord(
-        cell.key, index, status, detail, _shown(expected, batch, response),
+        cell.key, index, status, detail, _shown(expect, response),
         wall_ns=exit.wall_ns, user_ns=exit.user_ns, sys_ns=exit.sys_ns,
         maxrss_kb=exit.maxrss_kb, exit_code=exit.exit_code, signal=exit.signal,
+        voluntary_switches=exit.voluntary_switches, involuntary_switches=exit.involuntary_switches,
         tree_rss_kb=response.tree_rss_kb if response else None,
         runtime_info=response.runtime.model_dump() if response else {},
         stderr=exit.stderr,
@@ -49,10 +87,10 @@ def run_trial(cell: Cell, index: int, settings: Settings) -> TrialRecord:
     )
 
 
-def _shown(expected, batch: int | None, response: Response | None = None) -> dict[str, int]:
+def _shown(expect: Expectations, response: Response | None = None) -> dict[str, int]:
     """The expectation stored with a trial: a rate workload's is that of its last
     run, and unknown without one."""
-    if batch is None:
-        return expected(None)
+    if expect.batch is None:
+        return expect.result(None)
     ops = response.runs[-1].ops if response else None
-    return expected(ops) if ops is not None else {}
+    return expect.result(ops) if ops is not None else {}

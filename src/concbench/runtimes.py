@@ -30,10 +30,16 @@ class Limit(Strict):
 
 class Mechanism(Strict):
     doc: str
+    # Set where the mechanism runs every workload on a fixed number of units
+    # whatever the workload says (none: 0, one thread multiplexing: 1).
+    units: int | None = pydantic.Field(default=None, ge=0)
     requires: list[str] = []
     packages: list[str] = []
     na: dict[str, str] = {}
     limits: dict[str, Limit] = {}   # by workload id
+    # By workload id: what a reader of the row must know, such as why its
+    # units ran one after another; shown under the table.
+    notes: dict[str, str] = {}
 
 
 class Manifest(Strict):

@@ -1,5 +1,7 @@
 """Sums that `[expect]` tables may call where no closed form is short enough to read."""
 
+from . import lcg
+
 
 def squares_mod_sum(count: int, modulus: int) -> int:
     """The sum of (i * i) mod modulus for i in 0..count-1 (the future workload's values).
@@ -9,3 +11,22 @@ def squares_mod_sum(count: int, modulus: int) -> int:
     period = [i * i % modulus for i in range(min(count, modulus))]
     whole, rest = divmod(count, modulus)
     return whole * sum(period) + sum(period[:rest])
+
+
+def bisection_candidates(count: int, lo: int, hi: int, limit: int) -> int:
+    """How many candidates map-shrink's bisection evaluates: the first of
+    `count` LCG draws in [lo, hi] above `limit` is shrunk between 0 (passes)
+    and it (fails); each round tries up to 8 evenly spaced values strictly
+    above the passing bound, until the bounds are adjacent."""
+    failing = lcg.draws(count, lo, hi)[lcg.lcg_first_above(count, lo, hi, limit)]
+    passing, evaluated = 0, 0
+    while failing - passing > 1:
+        candidates = list(dict.fromkeys(passing + (failing - passing) * k // 9 for k in range(1, 9)))
+        candidates = [c for c in candidates if c != passing]
+        evaluated += len(candidates)
+        failed = next((i for i, c in enumerate(candidates) if c > limit), len(candidates))
+        if failed > 0:
+            passing = candidates[failed - 1]
+        if failed < len(candidates):
+            failing = candidates[failed]
+    return evaluated

@@ -10,14 +10,33 @@ from pathlib import Path
 
 from .errors import UserError
 from .protocol import Status
-from .records import CellKey, Sample, Skipped, TrialRecord
+from .records import CellKey, Note, Sample, Skipped, TrialRecord
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+
+SCHEMA_4_TABLES = """
+CREATE TABLE floors (               -- each runtime's kit doing nothing: its memory floor
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    runtime TEXT NOT NULL,          -- the runtime with its options: 'ruby', 'ruby+yjit'
+    maxrss_kb INTEGER,              -- NULL where the floor trial failed
+    detail TEXT NOT NULL,           -- why it failed; '' if it did not
+    PRIMARY KEY (run_id, runtime)
+);
+CREATE TABLE notes (                -- what a reader of a row must know (the manifests' notes)
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    workload TEXT NOT NULL, row TEXT NOT NULL, text TEXT NOT NULL
+);
+"""
 
 # What turns a database of each older schema into the next one.
 MIGRATIONS = {
     1: "ALTER TABLE samples ADD COLUMN ops INTEGER;",  # rate workloads
     2: "ALTER TABLE skipped ADD COLUMN params TEXT NOT NULL DEFAULT '';",  # n/a above a limit
+    3: """ALTER TABLE samples ADD COLUMN peak_live INTEGER;
+          ALTER TABLE samples ADD COLUMN evidence TEXT NOT NULL DEFAULT '{}';
+          ALTER TABLE trials ADD COLUMN voluntary_switches INTEGER;
+          ALTER TABLE trials ADD COLUMN involuntary_switches INTEGER;
+          """ + SCHEMA_4_TABLES,  # evidence of concurrency, kits' floors, notes on rows
 }
 
 SCHEMA = """
@@ -40,6 +59,7 @@ CREATE TABLE trials (
     wall_ns INTEGER, user_ns INTEGER, sys_ns INTEGER,
     maxrss_kb INTEGER, tree_rss_kb INTEGER, exit_code INTEGER, signal INTEGER,
     runtime_info TEXT NOT NULL, stderr TEXT NOT NULL, finished TEXT NOT NULL,
+    voluntary_switches INTEGER, involuntary_switches INTEGER,   -- wait4's context switches
     UNIQUE (run_id, cell, trial)
 );
 CREATE TABLE samples (
@@ -49,6 +69,8 @@ CREATE TABLE samples (
     wall_ns INTEGER NOT NULL, user_ns INTEGER NOT NULL, sys_ns INTEGER NOT NULL,
     units INTEGER NOT NULL, result TEXT NOT NULL,
     ops INTEGER,                    -- rate workloads: operations the kit counted
+    peak_live INTEGER,              -- most units alive at once
+    evidence TEXT NOT NULL DEFAULT '{}',  -- JSON: the spec's [evidence] counts
     PRIMARY KEY (trial_id, idx)
 );
 CREATE TABLE skipped (
@@ -56,7 +78,7 @@ CREATE TABLE skipped (
     workload TEXT NOT NULL, row TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL,
     params TEXT NOT NULL DEFAULT ''  -- the parameter set it was planned with; '' for every set
 );
-"""
+""" + SCHEMA_4_TABLES
 
 
 @dataclass(frozen=True)
@@ -129,23 +151,46 @@ class Store:
                 "INSERT INTO skipped (run_id, workload, row, kind, reason, params) VALUES (?, ?, ?, ?, ?, ?)",
                 [(run_id, s.workload, s.row, s.kind, s.reason, s.params) for s in skipped])
 
+    def add_notes(self, run_id: int, notes: list[Note]) -> None:
+        with self._transaction():
+            self.db.execute("DELETE FROM notes WHERE run_id = ?", (run_id,))
+            self.db.executemany("INSERT INTO notes (run_id, workload, row, text) VALUES (?, ?, ?, ?)",
+                                [(run_id, n.workload, n.row, n.text) for n in notes])
+
+    def notes(self, run_id: int) -> list[Note]:
+        rows = self.db.execute("SELECT workload, row, text FROM notes WHERE run_id = ?", (run_id,))
+        return [Note(*row) for row in rows]
+
     def add_trial(self, run_id: int, t: TrialRecord) -> None:
         with self._transaction():
             cursor = self.db.execute(
                 """INSERT INTO trials (run_id, cell, workload, runtime, mechanism, options, params,
                    trial, status, detail, expected, wall_ns, user_ns, sys_ns, maxrss_kb,
-                   tree_rss_kb, exit_code, signal, runtime_info, stderr, finished)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   tree_rss_kb, exit_code, signal, runtime_info, stderr, finished,
+                   voluntary_switches, involuntary_switches)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 (run_id, t.cell.id, t.cell.workload, t.cell.runtime, t.cell.mechanism,
                  json.dumps(t.cell.options), json.dumps(dict(t.cell.params)), t.trial,
                  str(t.status), t.detail, json.dumps(t.expected), t.wall_ns, t.user_ns,
                  t.sys_ns, t.maxrss_kb, t.tree_rss_kb, t.exit_code, t.signal,
-                 json.dumps(t.runtime_info), t.stderr, _now()))
+                 json.dumps(t.runtime_info), t.stderr, _now(),
+                 t.voluntary_switches, t.involuntary_switches))
             self.db.executemany(
-                """INSERT INTO samples (trial_id, idx, warmup, wall_ns, user_ns, sys_ns, units, result, ops)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                """INSERT INTO samples (trial_id, idx, warmup, wall_ns, user_ns, sys_ns, units, result, ops,
+                   peak_live, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 [(cursor.lastrowid, i, s.warmup, s.wall_ns, s.user_ns, s.sys_ns, s.units,
-                  json.dumps(s.result), s.ops) for i, s in enumerate(t.samples)])
+                  json.dumps(s.result), s.ops, s.peak_live, json.dumps(s.evidence))
+                 for i, s in enumerate(t.samples)])
+
+    def add_floor(self, run_id: int, runtime: str, maxrss_kb: int | None, detail: str) -> None:
+        with self._transaction():
+            self.db.execute("INSERT OR REPLACE INTO floors (run_id, runtime, maxrss_kb, detail) "
+                            "VALUES (?, ?, ?, ?)", (run_id, runtime, maxrss_kb, detail))
+
+    def floors(self, run_id: int) -> dict[str, int | None]:
+        """Each runtime's memory floor in this run (kB), None where it could not be measured."""
+        rows = self.db.execute("SELECT runtime, maxrss_kb FROM floors WHERE run_id = ?", (run_id,))
+        return dict(rows.fetchall())
 
     def runs(self) -> list[RunInfo]:
         rows = self.db.execute("SELECT id, started, finished, state, request, environment "
@@ -167,22 +212,27 @@ class Store:
     def trials(self, run_id: int) -> list[TrialRecord]:
         samples: dict[int, list[Sample]] = {}
         for row in self.db.execute(
-                """SELECT s.trial_id, s.warmup, s.wall_ns, s.user_ns, s.sys_ns, s.units, s.result, s.ops
+                """SELECT s.trial_id, s.warmup, s.wall_ns, s.user_ns, s.sys_ns, s.units, s.result, s.ops,
+                   s.peak_live, s.evidence
                    FROM samples s JOIN trials t ON t.id = s.trial_id
                    WHERE t.run_id = ? ORDER BY s.trial_id, s.idx""", (run_id,)):
             samples.setdefault(row[0], []).append(
-                Sample(bool(row[1]), row[2], row[3], row[4], row[5], json.loads(row[6]), row[7]))
+                Sample(bool(row[1]), row[2], row[3], row[4], row[5], json.loads(row[6]), row[7],
+                       row[8], json.loads(row[9])))
         records = []
         for row in self.db.execute(
                 """SELECT id, workload, runtime, mechanism, options, params, trial, status, detail,
                    expected, wall_ns, user_ns, sys_ns, maxrss_kb, tree_rss_kb, exit_code, signal,
-                   runtime_info, stderr FROM trials WHERE run_id = ? ORDER BY id""", (run_id,)):
+                   runtime_info, stderr, voluntary_switches, involuntary_switches
+                   FROM trials WHERE run_id = ? ORDER BY id""", (run_id,)):
             cell = CellKey(row[1], row[2], row[3], tuple(json.loads(row[5]).items()),
                            tuple(json.loads(row[4])))
             records.append(TrialRecord(
-                cell, row[6], Status(row[7]), row[8], json.loads(row[9]), row[10], row[11],
-                row[12], row[13], row[14], row[15], row[16], json.loads(row[17]), row[18],
-                tuple(samples.get(row[0], ()))))
+                cell, row[6], Status(row[7]), row[8], json.loads(row[9]), wall_ns=row[10],
+                user_ns=row[11], sys_ns=row[12], maxrss_kb=row[13], tree_rss_kb=row[14],
+                exit_code=row[15], signal=row[16], runtime_info=json.loads(row[17]), stderr=row[18],
+                voluntary_switches=row[19], involuntary_switches=row[20],
+                samples=tuple(samples.get(row[0], ()))))
         return records
 
     def skipped(self, run_id: int) -> list[Skipped]:

@@ -30,6 +30,10 @@ class Exit:
     user_ns: int | None   # wait4 of the trial process (None if it was killed with the spawner)
     sys_ns: int | None
     maxrss_kb: int | None  # the largest single process of the tree
+    # Context switches of the trial and the children it waited for (wait4):
+    # voluntary ones are waits (a lock, a queue, I/O), involuntary ones preemption.
+    voluntary_switches: int | None
+    involuntary_switches: int | None
     exit_code: int | None
     signal: int | None
     timed_out: bool
@@ -67,13 +71,15 @@ def _run_process(argv: list[str], payload: bytes, timeout: float) -> Exit:
         watch.close()  # on Ctrl-C too: kill the group, reap the child
         with os.fdopen(report_r, "rb") as report:
             fields = report.read().split()
-    status, user_us, sys_us, maxrss_kb = map(int, fields) if len(fields) == 4 else (
-        watch.reaped[1], None, None, None)  # the spawner itself was killed: no figures
+    status, user_us, sys_us, maxrss_kb, voluntary, involuntary = map(int, fields) if len(fields) == 6 else (
+        watch.reaped[1], None, None, None, None, None)  # the spawner itself was killed: no figures
     return Exit(
         wall_ns=exited_ns - start,
         user_ns=None if user_us is None else user_us * 1000,
         sys_ns=None if sys_us is None else sys_us * 1000,
         maxrss_kb=maxrss_kb,
+        voluntary_switches=voluntary,
+        involuntary_switches=involuntary,
         exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
         signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
         timed_out=timed_out,

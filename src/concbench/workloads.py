@@ -20,7 +20,8 @@ Params = dict[str, Value]
 # What `[expect]` may call: the catalogue's portable random inputs, and sums
 # with no short closed form.
 FUNCTIONS: expr.Functions = {"lcg_sum": lcg.lcg_sum, "lcg_first_above": lcg.lcg_first_above,
-                             "squares_mod_sum": series.squares_mod_sum}
+                             "squares_mod_sum": series.squares_mod_sum,
+                             "bisection_candidates": series.bisection_candidates}
 
 # A rate workload's expectations may name the operations its run counted.
 OPS = "ops"
@@ -67,6 +68,14 @@ class Param(Strict):
         return self.coerce(name, value)
 
 
+class Evidence(Strict):
+    """A count a run reports to show that its concurrency happened: how many
+    of `of` events (an expression, like [expect]'s) went the concurrent way."""
+    of: str
+    share: str   # how the share reads: "of acquisitions found the lock held"
+    mark: str    # the word for a cell where almost none did: "uncontended"
+
+
 class Workload(Strict):
     id: str
     title: str
@@ -89,6 +98,11 @@ class Workload(Strict):
     # Peak memory is a process's figure: trials of such a workload make one
     # timed run and no warm-up, so that the peak is that run's own.
     one_run_per_process: bool = False
+    # The units the work starts (an expression): a run that reports fewer is
+    # INVALID, unless its mechanism's manifest fixes its units (none: 0).
+    units: str | None = None
+    # The evidence a run reports beside peak_live (docs/protocol.md).
+    evidence: dict[str, Evidence] = {}
     params: dict[str, Param]
     expect: dict[str, str]
     # A list of values is a sweep: one cell per value.
@@ -107,13 +121,13 @@ class Workload(Strict):
             raise ValueError(f"delay: {self.delay!r} is not an integer parameter")
         if self.kind == "rate":
             countable.add(OPS)
-        for key, source in self.expect.items():
+        for where, source in self._expressions():
             try:
                 unknown = expr.names(source, FUNCTIONS) - countable
             except expr.ExpressionError as e:
-                raise ValueError(f"expect.{key}: {e}") from None
+                raise ValueError(f"{where}: {e}") from None
             if unknown:
-                raise ValueError(f"expect.{key}: {sorted(unknown)[0]!r} is not an integer parameter"
+                raise ValueError(f"{where}: {sorted(unknown)[0]!r} is not an integer parameter"
                                  + (" or ops" if self.kind == "rate" else ""))
         missing = [p for p in ("smoke", "quick", "standard") if p not in self.profiles]
         if missing:
@@ -125,6 +139,12 @@ class Workload(Strict):
                 except ValueError as e:
                     raise ValueError(f"profiles.{profile}: {e}") from None
         return self
+
+    def _expressions(self):
+        yield from ((f"expect.{key}", source) for key, source in self.expect.items())
+        yield from ((f"evidence.{name}.of", e.of) for name, e in self.evidence.items())
+        if self.units:
+            yield "units", self.units
 
     def validate_params(self, params: Params) -> Params:
         """The parameters, each as its type; ValueError if one is missing, unknown or out of bounds."""
@@ -153,11 +173,22 @@ class Workload(Strict):
 
     def expected(self, params: Params, ops: int | None = None) -> dict[str, int]:
         """The result a run must report; a rate workload's depends on its ops."""
+        return {key: self._evaluate(source, params, ops) for key, source in self.expect.items()}
+
+    def least_units(self, params: Params, ops: int | None = None) -> int | None:
+        """The units the work starts, if the spec says."""
+        return self._evaluate(self.units, params, ops) if self.units else None
+
+    def evidence_of(self, params: Params, ops: int | None = None) -> dict[str, int]:
+        """Per evidence, the events it is a share of."""
+        return {name: self._evaluate(e.of, params, ops) for name, e in self.evidence.items()}
+
+    @staticmethod
+    def _evaluate(source: str, params: Params, ops: int | None) -> int:
         values = {k: v for k, v in params.items() if type(v) is int}
         if ops is not None:
             values[OPS] = ops
-        return {key: expr.evaluate(source, values, FUNCTIONS) for key, source in self.expect.items()}
-
+        return expr.evaluate(source, values, FUNCTIONS)
 
     def delay_ns(self, params: Params) -> int:
         """The time every unit of a run sleeps by design, in nanoseconds (0: none)."""

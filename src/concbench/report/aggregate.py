@@ -5,9 +5,13 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..protocol import Status
-from ..records import CellKey, Sample, Skipped, TrialRecord
+from ..records import CellKey, Note, Sample, Skipped, TrialRecord
 from ..stats import Summary, summarize
 from ..workloads import Workload
+
+# A cell is marked where fewer than this share of its events went the
+# concurrent way (acquisitions contended, pushes and pops blocked, ...).
+MARK_BELOW = 0.01
 
 
 @dataclass(frozen=True)
@@ -82,9 +86,57 @@ class CellResult:
     def units(self) -> tuple[int, ...]:
         return tuple(sorted({s.units for t in self.verified for s in t.timed}))
 
+    @cached_property
+    def switches(self) -> tuple[Summary, Summary] | None:
+        """Voluntary (waits) and involuntary (preemptions) context switches per trial, from wait4."""
+        found = [t for t in self.verified if t.voluntary_switches is not None]
+        if not found:
+            return None
+        return (summarize(t.voluntary_switches for t in found), summarize(t.involuntary_switches for t in found))
+
+    @property
+    def peaks(self) -> tuple[int, ...]:
+        """The most units alive at once, per timed run (distinct values)."""
+        return tuple(sorted({s.peak_live for t in self.verified for s in t.timed if s.peak_live is not None}))
+
     @property
     def failures(self) -> Counter:
         return Counter(t.status for t in self.trials if t.status != Status.OK)
+
+
+@dataclass(frozen=True)
+class Observed:
+    """One evidence of a cell over its timed runs: how many of its events went
+    the concurrent way."""
+    name: str
+    count: int | None   # None: the mechanism cannot observe it
+    of: int
+    share_text: str     # "of acquisitions found the lock held"
+    mark: str           # the word for a cell where almost none did
+
+    @property
+    def share(self) -> float | None:
+        return self.count / self.of if self.count is not None and self.of else None
+
+    @property
+    def marked(self) -> bool:
+        return self.share is not None and self.share < MARK_BELOW
+
+    def describe(self) -> str:
+        if self.share is None:
+            return f"{self.name} not observable"
+        return f"{percent(self.share)} {self.share_text} ({self.count:,} of {self.of:,})"
+
+
+def percent(share: float) -> str:
+    """37%, 4.2%, 0.045%: two significant digits where they matter."""
+    return f"{share * 100:.0f}%" if share >= 0.1 or share == 0 else f"{share * 100:.2g}%"
+
+
+@dataclass(frozen=True)
+class Mark:
+    word: str   # serial, uncontended, unblocked, ...
+    seen: str   # what was observed
 
 
 @dataclass(frozen=True)
@@ -99,6 +151,42 @@ class Table:
     rate_format: str | None = None   # set for rate workloads: "executions" or "ips"
     work: str | None = None          # the kind of work, for the diagnosis
     delay: float = 0.0               # seconds every unit sleeps by design (spawn's delay_ms)
+    spec: Workload | None = None
+    notes: tuple[Note, ...] = ()
+    floors: tuple[tuple[str, int | None], ...] = ()   # (runtime, kB) of the rows' kits doing nothing
+
+    def observed(self, cell: CellResult) -> tuple[Observed, ...]:
+        """The spec's evidence, summed over the cell's timed runs."""
+        if not self.spec or not cell.verified:
+            return ()
+        runs = [s for t in cell.verified for s in t.timed]
+        params = dict(cell.key.params)
+        found = []
+        for name, evidence in self.spec.evidence.items():
+            counts = [s.evidence.get(name) for s in runs]
+            count = None if None in counts else sum(counts)
+            of = sum(self.spec.evidence_of(params, s.ops)[name] for s in runs)
+            found.append(Observed(name, count, of, evidence.share, evidence.mark))
+        return tuple(found)
+
+    def marks(self, cell: CellResult) -> tuple[Mark, ...]:
+        """Where the cell's concurrency did not happen: units that never
+        overlapped, a lock never contended, a queue never blocked, ..."""
+        found = []
+        if cell.units and cell.units[-1] > 1 and cell.peaks and cell.peaks[-1] <= 1:
+            found.append(Mark("serial", f"at most 1 of {units_text(cell.units)} units alive at once"))
+        found += [Mark(o.mark, o.describe()) for o in self.observed(cell) if o.marked]
+        return tuple(found)
+
+    def remarks(self) -> list[tuple[str, str]]:
+        """Per row, what its marks say was observed, and the notes its runtime gives it."""
+        lines = [(cell.key.row, "; ".join(f"{m.word}: {m.seen}" for m in self.marks(cell)))
+                 for cell in self.rows if self.marks(cell)]
+        return lines + [(note.row, f"note: {note.text}") for note in self.notes]
+
+    def floor_kb(self, cell: CellResult) -> int | None:
+        """The memory floor of the cell's kit (its runtime with its options)."""
+        return dict(self.floors).get(cell.key.row.split("/")[0])
 
     def figure(self, cell: CellResult) -> Summary | None:
         """What ranks the rows: ops/s for a rate workload, else real time."""
@@ -141,8 +229,22 @@ def ratio_text(ratio: float) -> str:
     return f"x{ratio:.2f}" if ratio >= 0.1 else f"x{ratio:.2g}"
 
 
-def tables(trials: list[TrialRecord], skipped: list[Skipped],
-           specs: dict[str, Workload]) -> list[Table]:
+def units_text(units: tuple[int, ...]) -> str:
+    if not units:
+        return "-"
+    return count_text(units[0]) if len(units) == 1 else f"{count_text(units[0])}-{count_text(units[-1])}"
+
+
+def count_text(n: int) -> str:
+    """A count in at most five characters: 1234, 12.3k, 4.57M."""
+    if n < 10_000:
+        return str(n)
+    value, suffix = (n / 1e6, "M") if n >= 999_500 else (n / 1e3, "k")
+    return f"{value:.3g}{suffix}"
+
+
+def tables(trials: list[TrialRecord], skipped: list[Skipped], specs: dict[str, Workload],
+           notes: list[Note] = (), floors: dict[str, int | None] = {}) -> list[Table]:
     """Tables in the order their trials were planned; the baseline row first."""
     cells: dict[CellKey, list[TrialRecord]] = {}
     for t in trials:
@@ -165,9 +267,13 @@ def tables(trials: list[TrialRecord], skipped: list[Skipped],
         ordered = sorted(rows, key=lambda r: (r is not baseline, r.key.runtime != baseline.key.runtime)) \
             if baseline else rows
         delay = spec.delay_ns(dict(rows[0].key.params)) / 1e9 if spec and rows else 0.0
+        row_names = {r.key.row for r in rows}
+        runtimes = dict.fromkeys(r.key.row.split("/")[0] for r in ordered)
         result.append(Table(workload, spec.title if spec else workload, params, tuple(ordered),
                             tuple(s for s in skipped if s.workload == workload and s.params in ("", params)),
-                            baseline, rate_format, spec.work if spec else None, delay))
+                            baseline, rate_format, spec.work if spec else None, delay, spec,
+                            tuple(n for n in notes if n.workload == workload and n.row in row_names),
+                            tuple((r, floors.get(r)) for r in runtimes if r in floors)))
     return result
 
 

@@ -38,6 +38,14 @@ def build(store: Store, run_id: int | None = None) -> RunReport:
     """The report of a stored run (the latest if run_id is None)."""
     run = store.run(run_id)
     trials = store.trials(run.id)
-    tables = aggregate.tables(trials, store.skipped(run.id), load_specs())
-    return RunReport(run, tables, diagnosis.lines(tables),
-                     environment.describe(run.environment, [t.runtime_info for t in trials]), trials)
+    floors = store.floors(run.id)
+    tables = aggregate.tables(trials, store.skipped(run.id), load_specs(), store.notes(run.id), floors)
+    described = environment.describe(run.environment, [t.runtime_info for t in trials])
+    if floors:
+        described.append(("memory floor (each kit doing nothing, carried by all its rows)", _floors(floors)))
+    return RunReport(run, tables, diagnosis.lines(tables), described, trials)
+
+
+def _floors(floors: dict[str, int | None]) -> str:
+    return ", ".join(f"{runtime} {kb / 1024:.1f} MB" if kb else f"{runtime} not measured"
+                     for runtime, kb in floors.items())

@@ -18,9 +18,11 @@ SCHEMA = 1
 # the rows; stderr is left out (the JSON document has it).
 TRIAL_COLUMNS = ("run", "workload", "runtime", "mechanism", "options", "params", "trial", "status",
                  "detail", "expected", "process_wall_ns", "process_user_ns", "process_sys_ns",
-                 "process_maxrss_kb", "process_exit_code", "process_signal", "peak_kb",
+                 "process_maxrss_kb", "process_exit_code", "process_signal",
+                 "process_voluntary_switches", "process_involuntary_switches", "peak_kb",
                  "memory_method", "tree_rss_kb", "runtime_info")
-RUN_COLUMNS = ("run_index", "warmup", "wall_ns", "user_ns", "sys_ns", "units", "ops", "result")
+RUN_COLUMNS = ("run_index", "warmup", "wall_ns", "user_ns", "sys_ns", "units", "peak_live", "ops", "result",
+               "evidence")
 
 
 def json_text(report: RunReport) -> str:

@@ -18,6 +18,7 @@ from ..stats import Summary
 from . import charts
 from .aggregate import CellResult, Sweep, Table, ratio_text, sweeps
 from .document import RunReport
+from .terminal import evidence_names, share_text
 
 
 def _e(value) -> str:
@@ -242,7 +243,8 @@ def _table_section(table: Table) -> str:
     heading = (f'<h3>{_e(table.title)} <span class="workload">({_e(table.workload)})</span> '
                f'<span class="params">{_e(table.params)}</span></h3>')
     return (f'<section class="result" id="{_e(_anchor(table))}">\n{heading}\n'
-            + "\n".join(p for p in (_rows_table(table), _unsettled(table), _charts(table), _skipped(table)) if p)
+            + "\n".join(p for p in (_rows_table(table), _remarks(table), _unsettled(table), _charts(table),
+                                     _skipped(table)) if p)
             + "\n</section>")
 
 
@@ -272,12 +274,36 @@ def _columns(table: Table) -> list[tuple[str, str, Callable[[CellResult], str]]]
         ("system", "median CPU time in the kernel", lambda c: _seconds(c.system.median)),
         ("memory", "median peak RSS of a trial process; * the whole process tree",
          lambda c: _megabytes(c.memory_kb.median) + ("*" if c.memory_is_tree else "") if c.memory_kb else "–"),
-        ("units", "threads, fibers, processes... created per run" + (" (the median run)" if table.rate_format else ""),
+        ("net", "memory minus its kit's floor: the peak RSS of the runtime's kit answering a request to do nothing",
+         lambda c: _megabytes(c.memory_kb.median - table.floor_kb(c)) if c.memory_kb and table.floor_kb(c) else "–"),
+        ("units", "threads, fibers, processes... started per run" + (" (the median run)" if table.rate_format else ""),
          lambda c: _units((c.median_run.units,) if table.rate_format else c.units)),
+        ("live", "the most units alive at once" + (" (the median run)" if table.rate_format else ""),
+         lambda c: _units(_live(table, c))),
+        *((name, f"the share of its {table.spec.evidence[name].of} events that went the concurrent way: "
+                 f"{table.spec.evidence[name].share}; ?: not observable",
+           lambda c, name=name: share_text({o.name: o for o in table.observed(c)}.get(name)))
+          for name in evidence_names(table)),
+        ("switches", "context switches per trial process (wait4, medians): voluntary (waits) / involuntary "
+                     "(preemptions)", _switches),
         ("warm-up (discarded)", "median real time of the warm-up runs: measured and verified, never counted",
          lambda c: _seconds(c.warmup_real.median) if c.warmup_real else "–"),
     ]
     return columns
+
+
+def _live(table: Table, cell: CellResult) -> tuple[int, ...]:
+    run = cell.median_run if table.rate_format else None
+    if run:
+        return (run.peak_live,) if run.peak_live is not None else ()
+    return cell.peaks
+
+
+def _switches(cell: CellResult) -> str:
+    if cell.switches is None:
+        return "–"
+    voluntary, involuntary = cell.switches
+    return f"{voluntary.median:,.0f} / {involuntary.median:,.0f}"
 
 
 def _rows_table(table: Table) -> str:
@@ -289,6 +315,7 @@ def _rows_table(table: Table) -> str:
     for cell in table.rows:
         base = cell is table.baseline
         tag, row_class = ('<span class="tag">baseline</span>', ' class="baseline"') if base else ("", "")
+        tag += "".join(f'<span class="tag mark" title="{_e(m.seen)}">{_e(m.word)}</span>' for m in table.marks(cell))
         figures = ("".join(f'<td class="num">{_e(value(cell))}</td>' for _, _, value in columns)
                    if table.figure(cell) else f'<td class="none" colspan="{len(columns)}">no verified trial</td>')
         body.append(f'<tr{row_class}><th class="mech">{_e(cell.key.row)}{tag}</th>{figures}'
@@ -302,6 +329,12 @@ def _trials(cell: CellResult) -> str:
     counts = f"{len(cell.verified)}/{len(cell.trials)}"
     failures = " ".join(f"{n} {status.upper()}" for status, n in sorted(cell.failures.items()))
     return _e(counts) + (f' <a class="status" href="#failed-trials">{_e(failures)}</a>' if failures else "")
+
+
+def _remarks(table: Table) -> str:
+    """What the marks of the rows say was observed, and the notes on rows."""
+    items = "".join(f"<li>{_e(row)}: {_e(what)}</li>" for row, what in table.remarks())
+    return f'<ul class="remarks">{items}</ul>' if items else ""
 
 
 def _unsettled(table: Table) -> str:
@@ -407,6 +440,16 @@ READING = (
     "tree for mechanisms that fork (marked *).",
     "overhead (workloads whose units sleep by design): real time minus that delay, the cost of the "
     "concurrency itself; the time chart shows it.",
+    "net: memory minus the floor of the row's kit, its peak RSS answering a request to do nothing "
+    "(each kit's floor is in the environment above).",
+    "units: the units a run started; live: the most of them alive at once; contended, blocked, switched: "
+    "the share of the workload's events that went the concurrent way (acquisitions that found the lock "
+    "held, pushes and pops that had to wait, yields that let another unit run). A row whose units never "
+    "overlapped is marked serial; one where under 1% of the events did carries the spec's word "
+    "(uncontended, unblocked, no switch), with what was observed under its table. Such rows are honest "
+    "(a GVL is real) but they show no contention.",
+    "switches: the trial process's context switches (wait4): voluntary ones are waits, involuntary ones "
+    "preemptions.",
 )
 
 
@@ -443,6 +486,8 @@ table.facts td, table.facts th { border: 0; padding-top: 1px; padding-bottom: 1p
 .none, .muted { color: var(--muted); font-style: italic; }
 .status { color: var(--bad); font-weight: 650; white-space: nowrap; }
 .alert { color: var(--bad); background: #fdf0f0; border-left: 4px solid var(--bad); padding: 6px 12px; }
+ul.remarks { color: var(--warn); margin: 6px 0; }
+.tag.mark { color: var(--warn); border-color: var(--warn); }
 ul.warn { color: var(--warn); background: #fff7e6; border-left: 4px solid #e0a100; padding: 6px 12px 6px 30px;
           margin: 10px 0; }
 ul.skipped { color: var(--muted); font-size: 13px; margin: 8px 0; padding-left: 20px; }

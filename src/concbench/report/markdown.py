@@ -11,7 +11,9 @@ from typing import Callable
 from ..store import RunInfo
 from .aggregate import CellResult, Table, ratio_text
 from .document import RunReport
-from .terminal import LEGEND, check_text, cv_text, failure_lines, interval_text, si, skipped_reasons, units_text
+from .aggregate import units_text
+from .terminal import (LEGEND, check_text, cv_text, evidence_names, failure_lines, interval_text, share_text, si,
+                       skipped_reasons)
 
 
 def render(report: RunReport) -> str:
@@ -65,10 +67,11 @@ def _table(table: Table) -> list[str]:
     rows whose order this run cannot settle, and each failure with its stderr."""
     params = f": {_inline(table.params)}" if table.params else ""
     parts = [f"### {_inline(table.title)} ({table.workload}){params}", _grid(table)]
+    remarks = [f"- {_inline(row)}: {_inline(what)}" for row, what in table.remarks()]
     unsettled = [f"- not settled: {_inline(a.key.row)} and {_inline(b.key.row)} (their intervals overlap)"
                  for a, b in table.unsettled()]
-    if unsettled:
-        parts.append("\n".join(unsettled))
+    if remarks or unsettled:
+        parts.append("\n".join(remarks + unsettled))
     failures = [line.plain for cell in table.rows for line in failure_lines(cell)]
     if failures:
         parts.append(_code(dedent("\n".join(failures))))
@@ -79,7 +82,7 @@ def _grid(table: Table) -> str:
     """The Markdown table: the baseline marked, then the cells that did not run, with why."""
     layout = LAYOUTS[table.rate_format]
     headers = ["mechanism", *layout.headers, *(["overhead"] if table.delay else []), "ratio", "95% CI",
-               *(["cv"] if layout.cv else []), "memory", "units", "trials"]
+               *(["cv"] if layout.cv else []), "memory", "units", "live", *evidence_names(table), "trials"]
     rows = [_row(headers), _row([":---"] + ["---:"] * (len(headers) - 1))]
     for cell in table.rows:
         label = _cell(cell.key.row) + (" (baseline)" if cell is table.baseline else "")
@@ -97,11 +100,17 @@ def _tail(table: Table, cell: CellResult, layout: Layout) -> list[str]:
     figure = table.figure(cell)
     ratio = table.ratio(cell)
     # A time-boxed run creates as many units as it had time for: the median run's, as the terminal shows.
-    units = (cell.median_run.units,) if table.rate_format else cell.units
+    run = cell.median_run if table.rate_format else None
+    units, live = ((run.units,), (run.peak_live,) if run.peak_live is not None else ()) if run else \
+        (cell.units, cell.peaks)
+    shares = {o.name: o for o in table.observed(cell)}
+    marks = ", ".join(m.word for m in table.marks(cell))
     return [*([f"{table.overhead(cell):.6f}"] if table.delay else []),
             ratio_text(ratio) if ratio is not None else "-",
             interval_text(figure), *([cv_text(figure)] if layout.cv else []),
-            _memory(cell), units_text(units), check_text(cell).plain]
+            _memory(cell), units_text(units), units_text(live),
+            *(share_text(shares.get(name)) for name in evidence_names(table)),
+            check_text(cell).plain + (f" **{marks}**" if marks else "")]
 
 
 def _memory(cell: CellResult) -> str:

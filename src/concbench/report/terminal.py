@@ -11,7 +11,7 @@ from .. import environment
 from ..protocol import Status
 from ..stats import Summary
 from ..store import RunInfo
-from .aggregate import CellResult, Table, ratio_text
+from .aggregate import CellResult, Observed, Table, percent, ratio_text, units_text
 from .comparison import ALPHA, Change, Verdict
 from .history import History, Point
 
@@ -22,10 +22,16 @@ LEGEND = (
     "every unit slept (spawn); 95% CI: of the median, relative to it (n<6: too few timed runs for\n"
     "one; the range stands in when ranking); cv: coefficient of variation of real;\n"
     "memory: median peak RSS per trial process (wait4),\n"
-    "* = the whole process tree (the parent's peak + each child's private memory); units: threads,\n"
-    "fibers, processes or ractors created per run; trials: verified / run. A trial that is not\n"
-    "verified never enters a figure.\n"
-    "Rate workloads (executions, i/s): the count, time and units of the median run, the median\n"
+    "* = the whole process tree (the parent's peak + each child's private memory); the memory floor\n"
+    "under a table is each kit's peak RSS doing nothing, which every row of its runtime carries;\n"
+    "units: threads, fibers, processes or ractors started per run; live: the most of them alive at\n"
+    "once; contended, blocked, switched: the share of the workload's events that went the concurrent\n"
+    "way (acquisitions that found the lock held, pushes and pops that waited, yields that let\n"
+    "another unit run; ?: not observable by the mechanism); a row whose units never overlapped is\n"
+    "marked serial, one where under 1% of the events did is marked with the spec's word\n"
+    "(uncontended, unblocked, no switch), with what was observed under the table;\n"
+    "trials: verified / run. A trial that is not verified never enters a figure.\n"
+    "Rate workloads (executions, i/s): the count, time, units and live of the median run, the median\n"
     "ops/s with its interval and coefficient of variation across runs; ratio: ops/s / ops/s of\n"
     "the first row (higher is faster). 'not settled': two neighbours in rank order whose\n"
     "intervals overlap, so this run cannot say which is faster."
@@ -44,8 +50,9 @@ def render(table: Table) -> list[Text]:
     width = max([len(r.key.row) for r in table.rows] + [len(s.row) for s in table.skipped] + [12])
     layout = LAYOUTS[table.rate_format]
     header = layout.header(width) + ("   overhead" if table.delay else "")
+    evidence = "".join(f" {name:>{_evidence_width(name)}}" for name in evidence_names(table))
     lines = [Text(f"{table.title} ({table.workload}): {table.params}", style="bold"),
-             Text(header + "     ratio" + _SPREAD_HEADER + _TAIL_HEADER, style="dim")]
+             Text(header + "     ratio" + _SPREAD_HEADER + _TAIL_HEADER.format(evidence=evidence), style="dim")]
     for cell in table.rows:
         label = layout.label(cell.key.row, width)
         if table.figure(cell) is None:
@@ -55,8 +62,9 @@ def render(table: Table) -> list[Text]:
             spread = _spread(table.figure(cell), with_cv=layout.cv)
             overhead = f" {table.overhead(cell):10.6f}" if table.delay else ""
             lines.append(Text.assemble(label, layout.figures(cell), overhead, _ratio(table.ratio(cell)),
-                                       spread, _tail(cell, table.rate_format is not None)))
+                                       spread, _tail(table, cell)))
     lines += [Text(f"{rows:<{width}}  {why}", style="dim") for why, rows in skipped_reasons(table).items()]
+    lines += [Text.assemble(f"{row:<{width}}  ", (what, "yellow")) for row, what in table.remarks()]
     lines += [Text(f"not settled: {a.key.row} and {b.key.row} (their intervals overlap)", style="yellow")
               for a, b in table.unsettled()]
     lines += [line for cell in table.rows for line in failure_lines(cell)]
@@ -102,7 +110,7 @@ LAYOUTS = {
 }
 
 
-_TAIL_HEADER = "     memory      units  trials"
+_TAIL_HEADER = "     memory      units     live{evidence}  trials"
 
 
 _SPREAD_HEADER = "       95% CI      cv"
@@ -125,17 +133,37 @@ def _ratio(ratio: float | None) -> str:
     return f"{ratio_text(ratio):>10}" if ratio is not None else f"{'-':>10}"
 
 
-def _tail(cell: CellResult, rate: bool) -> Text:
+def _tail(table: Table, cell: CellResult) -> Text:
     memory = cell.memory_kb
     # A time-boxed run creates as many units as it had time for: show the
     # median run's, the run whose count the row prints.
-    units = (cell.median_run.units,) if rate else cell.units
+    run = cell.median_run if table.rate_format else None
+    units, live = ((run.units,), (run.peak_live,) if run.peak_live is not None else ()) if run else \
+        (cell.units, cell.peaks)
+    shares = {o.name: o for o in table.observed(cell)}
+    marks = table.marks(cell)
     return Text.assemble(
         f"  {memory.median / 1024:7.1f} MB" if memory else "          -",
         "*" if cell.memory_is_tree else " ",
-        f" {units_text(units):>9}  ",
-        check_text(cell),
+        f" {units_text(units):>9} {units_text(live):>8}",
+        *(f" {share_text(shares.get(name)):>{_evidence_width(name)}}" for name in evidence_names(table)),
+        "  ", check_text(cell),
+        ("  " + ", ".join(m.word for m in marks), "bold yellow") if marks else "",
     )
+
+
+def evidence_names(table: Table) -> list[str]:
+    return list(table.spec.evidence) if table.spec else []
+
+
+def _evidence_width(name: str) -> int:
+    return max(len(name), 7)
+
+
+def share_text(observed: Observed | None) -> str:
+    if observed is None:
+        return "-"
+    return "?" if observed.share is None else percent(observed.share)
 
 
 def si(value: float) -> str:
@@ -152,20 +180,6 @@ def check_text(cell: CellResult) -> Text:
     for status, count in sorted(cell.failures.items()):
         text.append(f" {count} {status.upper()}", style="bold red")
     return text
-
-
-def units_text(units: tuple[int, ...]) -> str:
-    if not units:
-        return "-"
-    return _count(units[0]) if len(units) == 1 else f"{_count(units[0])}-{_count(units[-1])}"
-
-
-def _count(n: int) -> str:
-    """A count in at most five characters: 1234, 12.3k, 4.57M."""
-    if n < 10_000:
-        return str(n)
-    value, suffix = (n / 1e6, "M") if n >= 999_500 else (n / 1e3, "k")
-    return f"{value:.3g}{suffix}"
 
 
 def skipped_reasons(table: Table) -> dict[str, str]:

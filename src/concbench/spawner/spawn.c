@@ -2,7 +2,7 @@
  *
  * Runs PROGRAM as a child, waits for it with wait4 and writes its wait
  * status and resource usage to REPORT_FD as one line:
- *     status user_us sys_us maxrss_kb
+ *     status user_us sys_us maxrss_kb voluntary_switches involuntary_switches
  *
  * Why a separate process: on exec, Linux folds the high-water RSS of the
  * old address space into the process's ru_maxrss. A trial spawned straight
@@ -43,9 +43,9 @@ int main(int argc, char **argv)
             return 127;
         }
     }
-    dprintf(report, "%d %lld %lld %ld\n", status,
+    dprintf(report, "%d %lld %lld %ld %ld %ld\n", status,
             (long long)usage.ru_utime.tv_sec * 1000000 + usage.ru_utime.tv_usec,
             (long long)usage.ru_stime.tv_sec * 1000000 + usage.ru_stime.tv_usec,
-            usage.ru_maxrss);
+            usage.ru_maxrss, usage.ru_nvcsw, usage.ru_nivcsw);
     return 0;
 }
