@@ -117,6 +117,32 @@ void result_set(struct run *run, const char *name, int64_t value)
     run->result_value[run->nresults++] = value;
 }
 
+void evidence_set(struct run *run, const char *name, int64_t value)
+{
+    for (int i = 0; i < run->nevidence; i++) {
+        if (strcmp(run->evidence_name[i], name) == 0) {
+            run->evidence_value[i] = value;
+            run->evidence_null[i] = false;
+            return;
+        }
+    }
+    if (run->nevidence == EVIDENCE_MAX) {
+        run_fail(run, "too many evidence values (adding %s)", name);
+        return;
+    }
+    run->evidence_name[run->nevidence] = name;
+    run->evidence_null[run->nevidence] = false;
+    run->evidence_value[run->nevidence++] = value;
+}
+
+void evidence_unobservable(struct run *run, const char *name)
+{
+    evidence_set(run, name, 0);
+    for (int i = 0; i < run->nevidence; i++)
+        if (strcmp(run->evidence_name[i], name) == 0)
+            run->evidence_null[i] = true;
+}
+
 static int run_vfail(struct run *run, const char *fmt, va_list ap)
 {
     pthread_mutex_lock(&run->error_lock);
@@ -358,29 +384,74 @@ static void check_run(struct run *run, int rc)
         respond_error("%s", run->failed ? run->error : "mechanism failed without saying why");
 }
 
+/* The units the run started and the most alive at once: one kind of
+ * counter or the other was used (kit.h). */
+static int64_t units_started(struct run *run)
+{
+    return atomic_load(&run->started) + run->started_local;
+}
+
+static int64_t units_peak(struct run *run)
+{
+    int64_t peak = atomic_load(&run->peak);
+    return peak > run->peak_local ? peak : run->peak_local;
+}
+
 /* The run's entry in the response, timed from t0 to t1. */
 static json_t *sample_new(struct run *run, bool warmup, const struct clocks *t0, const struct clocks *t1)
 {
     json_t *result = json_object();
     for (int i = 0; i < run->nresults; i++)
         json_object_set_new(result, run->result_name[i], json_integer(run->result_value[i]));
-    return json_pack("{s:b, s:I, s:I, s:I, s:I, s:o}",
-                     "warmup", warmup,
-                     "wall_ns", (json_int_t)(ts_ns(t1->wall) - ts_ns(t0->wall)),
-                     "user_ns", (json_int_t)(tv_ns(t1->cpu.ru_utime) - tv_ns(t0->cpu.ru_utime)),
-                     "sys_ns", (json_int_t)(tv_ns(t1->cpu.ru_stime) - tv_ns(t0->cpu.ru_stime)),
-                     "units", (json_int_t)run->units,
-                     "result", result);
+    json_t *sample = json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:o}",
+                               "warmup", warmup,
+                               "wall_ns", (json_int_t)(ts_ns(t1->wall) - ts_ns(t0->wall)),
+                               "user_ns", (json_int_t)(tv_ns(t1->cpu.ru_utime) - tv_ns(t0->cpu.ru_utime)),
+                               "sys_ns", (json_int_t)(tv_ns(t1->cpu.ru_stime) - tv_ns(t0->cpu.ru_stime)),
+                               "units", (json_int_t)units_started(run),
+                               "peak_live", (json_int_t)units_peak(run),
+                               "result", result);
+    if (sample && run->nevidence > 0) {
+        json_t *evidence = json_object();
+        for (int i = 0; i < run->nevidence; i++)
+            json_object_set_new(evidence, run->evidence_name[i],
+                                run->evidence_null[i] ? json_null()
+                                                      : json_integer(run->evidence_value[i]));
+        json_object_set_new(sample, "evidence", evidence);
+    }
+    if (!sample)
+        respond_error("building a run's entry: out of memory");
+    return sample;
+}
+
+/* Before the clocks: the mechanism's untimed setup. */
+static void prepare(const struct mechanism *m, struct run *run)
+{
+    if (m->prepare && m->prepare(run) < 0)
+        check_run(run, -1);
+}
+
+/* After the clocks: the mechanism's untimed teardown, then the checks. */
+static void finish(const struct mechanism *m, struct run *run, int rc)
+{
+    if (m->finish && m->finish(run) < 0)
+        rc = -1;
+    check_run(run, rc);
+    int64_t live = atomic_load(&run->live) + run->live_local;
+    if (live != 0)
+        respond_error("%lld units still alive after the run (the mechanism must await every unit)",
+                      (long long)live);
 }
 
 /* One run: the clocks are read right around the call, nothing else inside. */
 static json_t *measure(const struct mechanism *m, struct run *run, bool warmup)
 {
     struct clocks t0, t1;
+    prepare(m, run);
     clocks_start(&t0);
     int rc = m->run(run);
     clocks_stop(&t1);
-    check_run(run, rc);
+    finish(m, run, rc);
     return sample_new(run, warmup, &t0, &t1);
 }
 
@@ -393,14 +464,32 @@ static json_t *measure_rate(const struct mechanism *m, struct run *run, bool war
         respond_error("%s", run->error);
     run->rate = &rate;
     struct clocks t1;
+    prepare(m, run);
     int rc = m->run(run);
     clocks_stop(&t1);
-    check_run(run, rc);
+    finish(m, run, rc);
     if (!rate.steps)
         respond_error("the mechanism returned without running the rate loop (run_rate)");
     json_t *sample = sample_new(run, warmup, &rate.start, &t1);
     json_object_set_new(sample, "ops", json_integer(rate.steps * rate.batch));
     return sample;
+}
+
+/* Prints the response with these runs, frees the request; the exit status. */
+static int respond(json_t *req, json_t *runs)
+{
+    json_t *resp = json_pack("{s:b, s:{s:s, s:s, s:[s]}, s:o}",
+                             "ok", 1,
+                             "runtime", "name", "c", "version", __VERSION__, "flags", "-O2",
+                             "runs", runs);
+    char *line = resp ? json_dumps(resp, JSON_COMPACT) : NULL;
+    if (!line)
+        respond_error("building the response: out of memory");
+    printf("%s\n", line);
+    free(line);
+    json_decref(resp);
+    json_decref(req);
+    return fflush(stdout) == 0 ? 0 : 1;
 }
 
 static int probe_io_uring(void)
@@ -445,10 +534,12 @@ int main(int argc, char **argv)
     json_t *req = json_loadf(stdin, 0, &jerr);
     if (!req)
         respond_error("request: invalid JSON: %s (line %d)", jerr.text, jerr.line);
+    const char *kind = get_string(req, "kind");
+    if (strcmp(kind, "floor") == 0)
+        return respond(req, json_array());   /* the kit's floor: nothing else */
     const char *workload = get_string(req, "workload");
     const char *mechanism = get_string(req, "mechanism");
     const char *scratch = get_string(req, "scratch");
-    const char *kind = get_string(req, "kind");
     bool rate = strcmp(kind, "rate") == 0;
     if (!rate && strcmp(kind, "fixed") != 0)
         respond_error("request: unknown kind %s", kind);
@@ -469,16 +560,5 @@ int main(int argc, char **argv)
         pthread_mutex_destroy(&run.error_lock);
     }
 
-    json_t *resp = json_pack("{s:b, s:{s:s, s:s, s:[s]}, s:o}",
-                             "ok", 1,
-                             "runtime", "name", "c", "version", __VERSION__, "flags", "-O2",
-                             "runs", results);
-    char *line = resp ? json_dumps(resp, JSON_COMPACT) : NULL;
-    if (!line)
-        respond_error("building the response: out of memory");
-    printf("%s\n", line);
-    free(line);
-    json_decref(resp);
-    json_decref(req);
-    return fflush(stdout) == 0 ? 0 : 1;
+    return respond(req, results);
 }

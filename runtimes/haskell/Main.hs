@@ -1,17 +1,21 @@
 {-# LANGUAGE OverloadedStrings, ScopedTypeVariables #-}
 -- | The concbench Haskell kit: reads one request (JSON) on stdin, runs the
 -- mechanism warmup + runs times, prints one response line (JSON) on stdout.
+-- A floor request is answered at once, nothing run. Each run reports its
+-- units, peak_live and evidence (Kit's header says how they are counted).
 -- See docs/protocol.md; Kit.hs is what the workload files see.
 module Main (main) where
 
-import Control.Concurrent (getNumCapabilities)
+import Control.Concurrent (forkIO, getNumCapabilities)
+import Control.Concurrent.MVar (newEmptyMVar, putMVar, takeMVar)
 import Control.DeepSeq (force)
 import Control.Exception (SomeException, displayException, evaluate, throwIO, try)
-import Control.Monad (forM, unless)
+import Control.Monad (forM, when)
 import Data.Aeson
 import qualified Data.ByteString as BS
 import qualified Data.ByteString.Lazy.Char8 as BL
 import Data.Int (Int64)
+import Data.List (stripPrefix)
 import Data.String (fromString)
 import Data.Version (showVersion)
 import Foreign.C.Error (throwErrnoIfMinus1_)
@@ -20,6 +24,7 @@ import Foreign.Marshal.Array (allocaArray)
 import Foreign.Ptr (Ptr)
 import Foreign.Storable (peekElemOff)
 import GHC.Clock (getMonotonicTimeNSec)
+import System.Mem (performMajorGC)
 import System.Exit (ExitCode (..), exitWith)
 import System.IO (hFlush, hPutStrLn, stderr, stdout)
 import System.Info (fullCompilerVersion)
@@ -55,9 +60,10 @@ data Request = Request
   , warmup, runs :: Int
   }
 
+-- | A floor request has no params.
 instance FromJSON Request where
   parseJSON = withObject "request" $ \o ->
-    Request <$> o .: "workload" <*> o .: "kind" <*> o .: "mechanism" <*> o .: "params"
+    Request <$> o .: "workload" <*> o .: "kind" <*> o .: "mechanism" <*> (o .:? "params" .!= mempty)
             <*> o .: "warmup" <*> o .: "runs"
 
 main :: IO ()
@@ -77,14 +83,22 @@ respond response = BL.putStrLn (encode response) >> hFlush stdout
 serve :: IO Value
 serve = do
   request <- BS.getContents >>= either (refuse . ("request: " ++)) pure . eitherDecodeStrict
-  unless (kind request == "fixed") $
-    refuse ("kind " ++ kind request ++ ": the Haskell kit has no rate workloads yet")
-  mechanisms <- maybe (refuse ("workload " ++ workload request ++ " is not implemented")) pure
-    (lookup (workload request) workloads)
-  prepare <- maybe (refuse ("workload " ++ workload request ++ " has no mechanism " ++ mechanism request)) pure
-    (lookup (mechanism request) mechanisms)
-  run <- prepare (params request)
-  samples <- forM [1 .. warmup request + runs request] $ \i -> measure run (i <= warmup request)
+  samples <- case kind request of
+    -- The kit's floor (docs/protocol.md): read the request and answer, nothing else.
+    "floor" -> pure []
+    "fixed" -> do
+      mechanisms <- maybe (refuse ("workload " ++ workload request ++ " is not implemented")) pure
+        (lookup (workload request) workloads)
+      prepare <- maybe (refuse ("workload " ++ workload request ++ " has no mechanism " ++ mechanism request)) pure
+        (lookup (mechanism request) mechanisms)
+      run <- prepare (params request)
+      census <- newCensus (slots run)
+      -- The kit's own garbage (the request's, stdin's Handle) collected now:
+      -- a Handle's finalizer runs in a thread the RTS starts after a GC,
+      -- which would otherwise be created, and counted, during a run.
+      performMajorGC
+      forM [1 .. warmup request + runs request] $ \i -> measure run census (i <= warmup request)
+    other -> refuse ("kind " ++ other ++ ": the Haskell kit has no rate workloads yet")
   capabilities <- getNumCapabilities
   pure $ object
     [ "ok" .= True
@@ -99,21 +113,49 @@ serve = do
 
 -- | One run: CPU time and the wall clock right around it (the wall clock
 -- innermost); the outcome is forced inside, so no work escapes as a thunk.
-measure :: IO Outcome -> Bool -> IO Value
-measure run isWarmup = do
+-- Untimed, around them: the census cleared before and swept after, and the
+-- RTS's thread numbers read before and after (see Kit's header).
+measure :: Run -> Census -> Bool -> IO Value
+measure run census isWarmup = do
+  clearCensus census
+  before <- probeThread
   (user0, sys0) <- cpuTime
   wall0 <- getMonotonicTimeNSec
-  Outcome values created <- run >>= evaluate . force
+  Outcome values events <- timed run census >>= evaluate . force
   wall1 <- getMonotonicTimeNSec
   (user1, sys1) <- cpuTime
-  pure $ object
+  after <- probeThread
+  Sweep bodies unended peak <- sweepCensus census
+  -- The threads the run created: those numbered between the two probes.
+  let created = after - before - 1
+  when (unended > 0) $
+    throwIO (KitError (show unended ++ " units were still running, or never awaited, when their run returned"))
+  when (bodies > created) $
+    throwIO (KitError ("the census counted " ++ show bodies ++ " units but the RTS created only "
+                       ++ show created ++ " threads"))
+  when (counting run == Stamped && bodies /= created) $
+    hPutStrLn stderr ("concbench-haskell: note: " ++ show bodies ++ " units stamped, "
+                      ++ show created ++ " threads created (a finalizer thread?)")
+  pure $ object $
     [ "warmup" .= isWarmup
     , "wall_ns" .= (wall1 - wall0)
     , "user_ns" .= (user1 - user0)
     , "sys_ns" .= (sys1 - sys0)
-    , "units" .= created
+    , "units" .= (if counting run == Stamped then bodies else created)
+    , "peak_live" .= peak
     , "result" .= object [fromString name .= value | (name, value) <- values]
-    ]
+    ] ++ ["evidence" .= object [fromString name .= value | (name, value) <- events] | not (null events)]
+
+-- | The number the RTS gave a probe thread, forked and awaited (so that it
+-- is gone before the clock starts): threads are numbered as they are created.
+probeThread :: IO Int
+probeThread = do
+  done <- newEmptyMVar
+  probe <- forkIO (putMVar done ())
+  takeMVar done
+  case stripPrefix "ThreadId " (show probe) of
+    Just number | [(n, "")] <- reads number -> pure n
+    _ -> throwIO (KitError ("cannot read a thread's number from " ++ show probe))
 
 foreign import ccall unsafe "concbench_cpu_ns" c_cpu_ns :: Ptr Int64 -> IO CInt
 

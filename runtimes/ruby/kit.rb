@@ -2,23 +2,83 @@
 # request on stdin, runs Workloads::<Id>.<mechanism>(**params) warmup + runs
 # times and prints the response as the only line of stdout.
 #
-# A fixed workload's mechanism does the whole job and returns [result, units].
-# A rate workload's mechanism sets up, then yields its operation (a callable)
-# and optionally what ends a batch; the kit runs batches of `batch`
-# operations until `seconds` have passed; the mechanism then awaits what is
-# outstanding and returns [result, units].
-# Yielding lets a mechanism keep the kit's loop inside its own context (a
-# fiber scheduler's reactor, say) while its setup stays outside the timing.
+# The workload API
+# ================
+# A mechanism is a module method of the workload, named after it, taking the
+# spec's parameters as keywords. It returns the run's `result` (a Hash of
+# integers).
 #
-# A workload module may define prepare(**params): the kit calls it once, before
-# the first run, for inputs that the spec makes before the timing (a table to
-# look up, say); it is not timed.
+# Fixed workloads. The mechanism does the whole job of one run and the kit
+# times the whole call, unless the mechanism hands the kit its work:
+#     yield proc { ...the work... }
+# The kit then times that call only, and returns its value from the yield.
+# What the mechanism does before (make the files the work writes into, the
+# locks it takes) and after (read the files' sizes, remove them) is untimed:
+# the protocol's "untimed steps around a run".
+#
+# Rate workloads. The mechanism sets up (untimed), then yields its operation
+# (a callable) and optionally what ends a batch; the kit runs batches of
+# `batch` operations until `seconds` have passed; the mechanism then awaits
+# what is outstanding (timed) and returns the result. Yielding lets a
+# mechanism keep the kit's loop inside its own context (a fiber scheduler's
+# reactor, say) while its setup stays outside the timing.
+#
+# A workload module may define prepare(**params): the kit calls it once,
+# before the first run, for inputs that the spec makes before the timing (a
+# table to look up, say); it is not timed.
+#
+# Units and peak_live (protocol: "Evidence"). The kit counts the units, on
+# the run's Kit::Units (Kit.units, a new one for each run):
+#   units.start / units.finish   the first and the last act of a unit's body
+#                                (units.unit { body } does both); `units` is
+#                                how many started, `peak_live` the most alive
+#                                at once.
+#   Kit.stamp                    where a unit cannot reach Kit.units (a
+#                                ractor cannot touch the kit's state): it
+#                                takes a stamp as it starts and as it ends,
+#                                returns both with its result, and the
+#                                mechanism hands them over with
+#                                units.spans([[start, stop], ...]).
+#   Kit.fork                     stamps its child's body itself (in the
+#                                run's file of children, read after the run).
+#   units.counted(started:, peak:, live: 0)  figures counted elsewhere: by
+#                                a library (a pool's own count of the threads
+#                                it started, and the most alive at once), or
+#                                by the mechanism in locals of its own, with
+#                                #start's and #finish's instructions inlined
+#                                (a unit made per operation: invocation.rb).
+#   units.task { body }          a task run on a thread of a library's pool
+#                                that outlives the run (concurrent-ruby's
+#                                global pools, Celluloid's internal one): the
+#                                units are the pool's threads that ran the
+#                                run's tasks, each alive while it runs one.
+# start and finish touch one counter and a peak that every unit of the run
+# shares, but take no lock: their instructions (opt_plus, opt_newarray_max,
+# setinstancevariable; see Units#start) have no interrupt check between the
+# read and the write, so under the GVL no other thread runs in between and
+# nothing waits for them; fibers switch only where they block. Spans are
+# swept, and peak_live computed, after the clocks stop. A mechanism that
+# starts no unit (none) touches nothing: units = peak_live = 0. The caller's
+# thread is the unit where it does the work itself with the units' means (a
+# rate loop that yields, a thread polling descriptors): it starts before it
+# hands the kit its operation and finishes after. Every unit that started
+# must have finished when the mechanism returns, or the run fails.
+# What counting costs where it weighs most (a unit per operation, invoke's
+# raw_fiber cell): see COUNTING_COST below.
+#
+# Evidence: Kit.evidence(name: count, ...) reports the counts the workload's
+# spec declares under [evidence]; nil where the mechanism cannot observe the
+# count (say why there). Each unit counts its events in a variable of its
+# own; the mechanism sums them after it has awaited the units.
 #
 # A mechanism's library (LIBRARIES) is loaded before the workload's file and
 # the first run, and only for that mechanism's trials (loading celluloid sets
 # up its actor system and its shutdown at exit; concurrent-ruby starts a
 # timer thread): a workload file defines the classes that need the library
 # (actors) only `if defined?` it.
+#
+# A request of kind "floor" loads no workload and no library: the answer is
+# the kit's memory floor (protocol: "The kit's floor").
 require "json"
 
 module Kit
@@ -27,26 +87,125 @@ module Kit
   # Parameters of the kit's rate loop, not of the mechanism.
   LOOP_PARAMS = %i[seconds gc].freeze
 
+  # COUNTING_COST, where counting units weighs most: invoke's raw_fiber cell
+  # with mode=await (a fiber made, run to its end and awaited per operation,
+  # its counting inlined: invocation.rb), batch=100, seconds=1, gc=off, with
+  # and without the counting in the unit's body, 21 alternating rounds in one
+  # process (`ruby runtimes/ruby/costs.rb counting`): 3,990 ns an operation
+  # without, 4,066 ns with, +76 ns (+1.9%), in wall and CPU time alike. The
+  # calls Units#start and #finish cost about 90 ns a unit, the inlined
+  # instructions about 40 (tight loops of 5 million bodies); elsewhere units
+  # are made once a run, and the counting is lost in the making of a thread,
+  # a task or an actor.
+
   # A request the kit cannot serve: a clean refusal, not a failure.
   class Refusal < StandardError; end
+
+  # A run's units: how many started, and the most alive at once.
+  class Units
+    def initialize
+      @started = @live = @peak = 0
+      @spans = []
+      @counted = nil
+      @threads = {}
+      @busy = @busiest = 0
+    end
+
+    # The first act of a unit's body. No interrupt check between reading and
+    # writing the counters (insns: getinstancevariable, opt_plus,
+    # setinstancevariable; opt_newarray_max computes the peak with no call and
+    # no branch): under the GVL no other thread runs in between.
+    def start
+      @started += 1
+      @peak = [@live += 1, @peak].max
+      nil
+    end
+
+    # The last act of a unit's body.
+    def finish
+      @live -= 1
+      nil
+    end
+
+    def unit
+      start
+      yield
+    ensure
+      finish
+    end
+
+    # A task on a pooled thread: the Hash store and the counters are C calls
+    # and instructions with no interrupt check in between, as in #start.
+    def task
+      @threads[Thread.current] = true
+      @busiest = [@busy += 1, @busiest].max
+      yield
+    ensure
+      @busy -= 1
+    end
+
+    # Units that took their own stamps (Kit.stamp) as they started and ended.
+    def spans(pairs)
+      @spans.concat(pairs)
+      nil
+    end
+
+    # Figures counted elsewhere (see the header); `live`: those still alive.
+    def counted(started:, peak:, live: 0)
+      raise "#{live} units still alive at the end of the run" unless live.zero?
+      @counted = [started, peak]
+      nil
+    end
+
+    # [units, peak_live], after the run (the clocks stopped).
+    def count
+      raise "#{@live + @busy} units still alive at the end of the run" unless @live.zero? && @busy.zero?
+      sources = [@started > 0, !@spans.empty?, !@counted.nil?, !@threads.empty?].count(true)
+      raise "a run counts its units one way: start/finish, spans, counted or task" if sources > 1
+      return @counted if @counted
+      return [@threads.size, @busiest] unless @threads.empty?
+      return [@started, @peak] if @spans.empty?
+      # The most spans open at once; a span that ends when another starts is
+      # counted as ended first.
+      events = @spans.flat_map { |start, stop| [[start, 1], [stop, -1]] }.sort_by! { |t, d| [t, d] }
+      live = 0
+      [@spans.size, events.map { |_, d| live += d }.max]
+    end
+  end
 
   class << self
     # The trial's scratch directory, for the workloads' files.
     attr_reader :scratch
 
-    # Runs the block in a forked child, which then leaves its private memory
-    # (kB) in a file of its own for the kit to add up after the run: files
+    # The run's units (see the header).
+    attr_reader :units
+
+    # The monotonic clock in ns, for units that take their own stamps
+    # (callable in any ractor, and comparable across forked processes).
+    def stamp = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+
+    # Reports the run's evidence (see the header).
+    def evidence(**counts)
+      @evidence.merge!(counts)
+      nil
+    end
+
+    # Runs the block in a forked child, which then appends the stamps of its
+    # body, and in runs that account for memory its private memory (kB), to
+    # the run's file of children (one write(2) of 24 bytes with O_APPEND:
+    # whole, whoever else appends) for the kit to read after the run: a file
     # cannot fill up and block the child the way a pipe nobody reads would.
     # Returns the pid; the workload reaps it (wait below).
     def fork
       @forks += 1
       @alive += 1
       @most_alive = @alive if @alive > @most_alive
-      path = File.join(@memory_dir, @forks.to_s)
       Process.fork do
         begin
+          start = stamp
           yield
-          File.write(path, private_kb.to_s)
+          stop = stamp
+          @children.syswrite([@account_memory ? private_kb : 0, start, stop].pack("Q<3"))
         rescue Exception => e
           warn e.full_message
           exit!(1)
@@ -54,6 +213,18 @@ module Kit
         exit!(0)
       end
     end
+
+    # FORK_ACCOUNTING_COST: reading /proc/self/smaps_rollup (the kernel walks
+    # the child's page tables, about 0.24 ms here) and parsing it: +0.3-0.4 ms
+    # a child, next to the 1.0-1.2 ms of forking spawn's child (it writes 8
+    # bytes to a pipe), letting it exit and reaping it (`ruby
+    # runtimes/ruby/costs.rb fork`: 15 alternating rounds of 100 children
+    # forked and reaped one at a time). A child's memory can be read only
+    # while it lives, so inside the run that reaps it: the kit therefore
+    # accounts for memory only in the warm-up runs, whose times are
+    # discarded, and in the timed runs only where a trial has no warm-up
+    # (spawn: one run per process), where the process row pays it and the
+    # docs say so. The stamps cost a child one 24-byte append.
 
     # Reaps the children, failing the run if one of them failed.
     def wait(pids)
@@ -85,6 +256,10 @@ module Kit
     private
 
     def serve(request)
+      @flags = []
+      kind = request.fetch("kind", "fixed")
+      return { ok: true, runtime: runtime, runs: [] } if kind == "floor"
+      raise Refusal, "unknown kind #{kind.inspect}" unless %w[fixed rate].include?(kind)
       workload, mechanism = request.fetch("workload"), request.fetch("mechanism")
       load_library(mechanism) # first: a workload defines its actor classes only if their library is loaded
       impl = load_workload(workload)
@@ -92,14 +267,13 @@ module Kit
         raise Refusal, "mechanism #{mechanism.inspect} is not implemented for workload #{workload.inspect}"
       end
       @scratch = request.fetch("scratch")
-      @memory_dir = File.join(@scratch, ".kit-memory")
-      Dir.mkdir(@memory_dir)
+      @children_path = File.join(@scratch, ".kit-children")
+      @children = File.open(@children_path, File::WRONLY | File::CREAT | File::APPEND | File::BINARY)
       @forks = @alive = @most_alive = 0
       params = request.fetch("params").transform_keys(&:to_sym)
-      rate = request.fetch("kind", "fixed") == "rate"
+      rate = kind == "rate"
       loop_params = rate ? params.slice(*LOOP_PARAMS) : {}
       params = params.except(*LOOP_PARAMS) if rate
-      @flags = []
       if loop_params[:gc] == "off"
         GC.disable # as the Concurrently seed does; recorded in the flags
         @flags << "gc=off"
@@ -108,9 +282,11 @@ module Kit
       warmup = request.fetch("warmup")
       largest_tree = nil
       runs = Array.new(warmup + request.fetch("runs")) do |i|
+        @account_memory = warmup.zero? || i < warmup # see FORK_ACCOUNTING_COST
         run = rate ? measure_rate(impl, mechanism, params, loop_params.fetch(:seconds)) : measure(impl, mechanism, params)
-        largest_tree = [largest_tree || 0, collect_memory].max if @forks > 0
-        run.merge(warmup: i < warmup)
+        tree = collect_forks if @forks > 0
+        largest_tree = [largest_tree || 0, tree].max if tree && @account_memory
+        { warmup: i < warmup }.merge(run, count)
       end
       response = { ok: true, runtime: runtime, runs: runs }
       response[:tree_rss_kb] = own_peak_kb + largest_tree if largest_tree
@@ -133,10 +309,35 @@ module Kit
       Workloads.const_get(id.split("-").map(&:capitalize).join, false)
     end
 
+    def begin_run
+      @units = Units.new
+      @evidence = {}
+    end
+
+    # The run's units, peak_live and evidence, once its clocks have stopped.
+    def count
+      units, peak_live = @units.count
+      counted = { units: units, peak_live: peak_live }
+      counted[:evidence] = @evidence unless @evidence.empty?
+      counted
+    end
+
+    # The clocks run around the call, or around the work the mechanism hands
+    # over (see the header): the mechanism's steps before and after it are
+    # untimed.
     def measure(impl, mechanism, params)
+      begin_run
+      timed = nil
       start = clocks
-      result, units = impl.public_send(mechanism, **params)
-      since(start).merge(units: units, result: result)
+      result = impl.public_send(mechanism, **params) do |work|
+        raise "the mechanism handed the kit its work twice" if timed
+        start = clocks
+        value = work.call
+        timed = since(start)
+        value
+      end
+      timed ||= since(start)
+      timed.merge(result: result)
     end
 
     # The timed region starts when the mechanism yields its operation and ends
@@ -144,10 +345,11 @@ module Kit
     # else, so that it costs almost nothing next to a bare hand-written loop
     # (fidelity.rb measures the difference).
     def measure_rate(impl, mechanism, params, seconds)
+      begin_run
       batch = params.fetch(:batch)
       start = nil
       batches = 0
-      result, units = impl.public_send(mechanism, **params) do |operation, end_of_batch = nil|
+      result = impl.public_send(mechanism, **params) do |operation, end_of_batch = nil|
         start = clocks
         deadline = start.wall + ns(seconds)
         begin
@@ -161,7 +363,7 @@ module Kit
         end while Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) < deadline
       end
       raise "the mechanism did not run the timed loop" unless start
-      since(start).merge(units: units, result: result, ops: batches * batch)
+      since(start).merge(result: result, ops: batches * batch)
     end
 
     Clocks = Struct.new(:wall, :cpu)
@@ -181,20 +383,22 @@ module Kit
 
     def ns(seconds) = (seconds * 1e9).round
 
-    # The private memory of the run's children, as many of the largest as were
-    # ever alive at once (a rate loop forks many in turn); their files are
-    # removed for the next run.
-    def collect_memory
-      files = Dir.children(@memory_dir).map { |name| File.join(@memory_dir, name) }
-      largest = files.map { |f| File.read(f).to_i }.max(@most_alive)
-      files.each { |f| File.delete(f) }
+    # What the run's children left in the file of children: their stamps go
+    # to the run's units; the result is their private memory, as many of the
+    # largest as were ever alive at once (a rate loop forks many in turn).
+    # The file is emptied for the next run.
+    def collect_forks
+      children = File.binread(@children_path).unpack("Q<*").each_slice(3).to_a
+      File.truncate(@children_path, 0)
+      @units.spans(children.map { |_, start, stop| [start, stop] })
+      largest = children.map(&:first).max(@most_alive)
       @most_alive = 0
       largest.sum
     end
 
-    def private_kb
-      File.foreach("/proc/self/smaps_rollup").sum { |l| l.match?(/\APrivate_(Clean|Dirty):/) ? l.split[1].to_i : 0 }
-    end
+    PRIVATE = /^Private_(?:Clean|Dirty):\s+(\d+)/
+
+    def private_kb = File.read("/proc/self/smaps_rollup").scan(PRIVATE).sum { |(kb)| kb.to_i }
 
     def own_peak_kb
       File.foreach("/proc/self/status").find { |l| l.start_with?("VmHWM:") }.split[1].to_i

@@ -10,8 +10,8 @@ static int await_readable_epoll(struct run *run) { return readiness_epoll(run, &
 static int await_readable_io_uring(struct run *run) { return readiness_io_uring(run, &readable); }
 
 const struct mechanism await_readable_mechanisms[] = {
-    {"pthread", await_readable_pthread},
-    {"epoll", await_readable_epoll},
-    {"io_uring", await_readable_io_uring},
-    {NULL, NULL},
+    {.name = "pthread", .run = await_readable_pthread},
+    {.name = "epoll", .run = await_readable_epoll},
+    {.name = "io_uring", .run = await_readable_io_uring},
+    {0},
 };

@@ -10,8 +10,8 @@ static int await_writable_epoll(struct run *run) { return readiness_epoll(run, &
 static int await_writable_io_uring(struct run *run) { return readiness_io_uring(run, &writable); }
 
 const struct mechanism await_writable_mechanisms[] = {
-    {"pthread", await_writable_pthread},
-    {"epoll", await_writable_epoll},
-    {"io_uring", await_writable_io_uring},
-    {NULL, NULL},
+    {.name = "pthread", .run = await_writable_pthread},
+    {.name = "epoll", .run = await_writable_epoll},
+    {.name = "io_uring", .run = await_writable_io_uring},
+    {0},
 };

@@ -22,8 +22,9 @@ static int get_params(struct run *run, int64_t *batch, int *mode)
 /* ---- pthread: a thread per unit; its scheduler is the kernel's ----------- */
 
 struct threads {
+    struct run *run;
     bool waits;
-    int64_t batch, units;
+    int64_t batch, units;      /* units: threads started, for await_forgotten */
     _Atomic int64_t count;     /* kept by the bodies, which run in parallel */
     pthread_t *batch_tids;     /* batch: the batch's threads, joined at its end */
     pthread_attr_t detached;   /* forget: nobody joins a forgotten thread */
@@ -32,9 +33,11 @@ struct threads {
 
 static void body(struct threads *t)
 {
+    unit_started(t->run);
     if (t->waits)
         sched_yield();
     atomic_fetch_add_explicit(&t->count, 1, memory_order_relaxed);
+    unit_finished(t->run);
 }
 
 static void *joined_main(void *arg)
@@ -44,7 +47,7 @@ static void *joined_main(void *arg)
 }
 
 /* What remains after the post is the thread's exit, which frees its own
- * stack. The post cannot fail: the run waits before the semaphore could
+ * stack: the unit has finished its body (and counted so) before it posts. The post cannot fail: the run waits before the semaphore could
  * reach SEM_VALUE_MAX. */
 static void *forgotten_main(void *arg)
 {
@@ -108,7 +111,7 @@ int invocation_pthread(struct run *run, bool waits)
 {
     static int (*const steps[])(struct run *, void *) = {
         [AWAIT] = thread_await_step, [BATCH] = thread_batch_step, [FORGET] = thread_forget_step};
-    struct threads t = {.waits = waits};
+    struct threads t = {.run = run, .waits = waits};
     int mode;
     if (get_params(run, &t.batch, &mode) < 0)
         return -1;
@@ -126,7 +129,6 @@ int invocation_pthread(struct run *run, bool waits)
     if (rc < 0)
         return -1;
     result_set(run, "count", atomic_load(&t.count));
-    run->units = t.units;
     return 0;
 }
 
@@ -140,20 +142,23 @@ struct coro_unit {
 };
 
 struct coro_sched {
+    struct run *run;
     struct coro caller;        /* the loop's context, to which units yield */
     struct coro_unit *units;   /* one per pooled stack */
     bool waits;
-    int64_t batch, count, created;
+    int64_t batch, count;
 };
 
 static void unit_main(struct coro *from, struct coro *self)
 {
     (void)from;   /* the caller, which every switch away goes back to */
     struct coro_unit *u = (struct coro_unit *)self;
+    unit_started_local(u->sched->run);
     if (u->sched->waits)
         coro_switch(self, &u->sched->caller);
     u->sched->count++;
     u->finished = true;
+    unit_finished_local(u->sched->run);
     coro_switch(self, &u->sched->caller);
     __builtin_unreachable();   /* finished: nothing resumes it */
 }
@@ -164,7 +169,6 @@ static struct coro_unit *unit_create(struct coro_sched *s, int64_t i)
     struct coro_unit *u = &s->units[i];
     coro_init(&u->ctx, unit_main, u->stack_top);
     u->finished = false;
-    s->created++;
     return u;
 }
 
@@ -202,7 +206,7 @@ static int coro_batch_step(struct run *run, void *state)
 
 int invocation_coroutine(struct run *run, bool waits)
 {
-    struct coro_sched s = {.waits = waits};
+    struct coro_sched s = {.run = run, .waits = waits};
     int mode;
     if (get_params(run, &s.batch, &mode) < 0)
         return -1;
@@ -222,6 +226,5 @@ int invocation_coroutine(struct run *run, bool waits)
     if (rc < 0)
         return -1;
     result_set(run, "count", s.count);
-    run->units = s.created;
     return 0;
 }

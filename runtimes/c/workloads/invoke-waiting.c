@@ -6,7 +6,7 @@ static int invoke_waiting_pthread(struct run *run) { return invocation_pthread(r
 static int invoke_waiting_coroutine(struct run *run) { return invocation_coroutine(run, true); }
 
 const struct mechanism invoke_waiting_mechanisms[] = {
-    {"pthread", invoke_waiting_pthread},
-    {"coroutine", invoke_waiting_coroutine},
-    {NULL, NULL},
+    {.name = "pthread", .run = invoke_waiting_pthread},
+    {.name = "coroutine", .run = invoke_waiting_coroutine},
+    {0},
 };

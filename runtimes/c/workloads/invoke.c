@@ -31,16 +31,15 @@ static int invoke_none(struct run *run)
     if (param_int(run, "batch", 1, &p.batch) < 0 || run_rate(run, none_step, &p) < 0)
         return -1;
     result_set(run, "count", p.count);
-    run->units = 0;
-    return 0;
+    return 0;   /* no unit started: units = peak_live = 0 */
 }
 
 static int invoke_pthread(struct run *run) { return invocation_pthread(run, false); }
 static int invoke_coroutine(struct run *run) { return invocation_coroutine(run, false); }
 
 const struct mechanism invoke_mechanisms[] = {
-    {"none", invoke_none},
-    {"pthread", invoke_pthread},
-    {"coroutine", invoke_coroutine},
-    {NULL, NULL},
+    {.name = "none", .run = invoke_none},
+    {.name = "pthread", .run = invoke_pthread},
+    {.name = "coroutine", .run = invoke_coroutine},
+    {0},
 };

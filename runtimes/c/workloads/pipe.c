@@ -24,8 +24,8 @@ static int pipe_epoll(struct run *run) { return stream_epoll(run, &pipe_kind); }
 static int pipe_io_uring(struct run *run) { return stream_io_uring(run, &pipe_kind); }
 
 const struct mechanism pipe_mechanisms[] = {
-    {"pthread", pipe_pthread},
-    {"epoll", pipe_epoll},
-    {"io_uring", pipe_io_uring},
-    {NULL, NULL},
+    {.name = "pthread", .run = pipe_pthread},
+    {.name = "epoll", .run = pipe_epoll},
+    {.name = "io_uring", .run = pipe_io_uring},
+    {0},
 };

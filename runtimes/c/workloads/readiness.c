@@ -61,8 +61,17 @@ static int pipes_done(struct run *run, struct awaits *a, int rc)
     if (rc < 0 || run_failed(run))
         return -1;
     result_set(run, "count", a->ready);
-    run->units = 1;
     return 0;
+}
+
+/* Every mechanism here is one thread awaiting in turn: the run's one unit,
+ * alive while it runs the loop. */
+static int rate_loop(struct run *run, int (*step)(struct run *run, void *state), void *state)
+{
+    unit_started(run);
+    int rc = run_rate(run, step, state);
+    unit_finished(run);
+    return rc;
 }
 
 /* ---- pthread: the thread waits in place, in poll() ---------------------- */
@@ -88,7 +97,7 @@ int readiness_pthread(struct run *run, const struct readiness *kind)
     struct awaits a;
     if (pipes_new(run, kind, &a) < 0)
         return -1;
-    return pipes_done(run, &a, run_rate(run, poll_step, &a));
+    return pipes_done(run, &a, rate_loop(run, poll_step, &a));
 }
 
 /* ---- epoll: one instance, each await arms its descriptor for one report -- */
@@ -139,7 +148,7 @@ int readiness_epoll(struct run *run, const struct readiness *kind)
         return -1;
     int rc = epoll_register(run, &e);
     if (rc == 0)
-        rc = run_rate(run, epoll_step, &e);
+        rc = rate_loop(run, epoll_step, &e);
     if (e.epfd >= 0)
         close_fd(run, e.epfd);
     return pipes_done(run, &e.a, rc);
@@ -189,7 +198,7 @@ int readiness_io_uring(struct run *run, const struct readiness *kind)
         return -1;
     int rc = uring_init(run, &u.ring, 1);
     if (rc == 0) {
-        if ((rc = run_rate(run, uring_step, &u)) < 0)
+        if ((rc = rate_loop(run, uring_step, &u)) < 0)
             uring_abort(&u.ring, u.inflight);
         io_uring_queue_exit(&u.ring);
     }

@@ -29,8 +29,8 @@ static int socketpair_epoll(struct run *run) { return stream_epoll(run, &socket_
 static int socketpair_io_uring(struct run *run) { return stream_io_uring(run, &socket_kind); }
 
 const struct mechanism socketpair_mechanisms[] = {
-    {"pthread", socketpair_pthread},
-    {"epoll", socketpair_epoll},
-    {"io_uring", socketpair_io_uring},
-    {NULL, NULL},
+    {.name = "pthread", .run = socketpair_pthread},
+    {.name = "epoll", .run = socketpair_epoll},
+    {.name = "io_uring", .run = socketpair_io_uring},
+    {0},
 };

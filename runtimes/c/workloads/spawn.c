@@ -13,6 +13,7 @@
 #define STACK_SIZE (64 * 1024)
 
 struct task {
+    struct run *run;
     const struct timespec *delay;
     int64_t index;
 };
@@ -20,11 +21,14 @@ struct task {
 static void *task_main(void *arg)
 {
     const struct task *t = arg;
+    unit_started(t->run);
     struct timespec left = *t->delay;
     if (left.tv_sec || left.tv_nsec)
         while (nanosleep(&left, &left) < 0 && errno == EINTR)
             ;
-    return (void *)(intptr_t)t->index;
+    void *value = (void *)(intptr_t)t->index;
+    unit_finished(t->run);
+    return value;
 }
 
 static int spawn_pthread(struct run *run)
@@ -50,7 +54,7 @@ static int spawn_pthread(struct run *run)
     /* If a thread cannot start, those already running are still joined. */
     int64_t started = 0;
     for (; started < tasks && !run_failed(run); started++) {
-        task[started] = (struct task){.delay = &delay, .index = started};
+        task[started] = (struct task){.run = run, .delay = &delay, .index = started};
         if ((rc = pthread_create(&tid[started], &attr, task_main, &task[started])) != 0) {
             run_syserr(run, "pthread_create", rc);
             break;
@@ -65,10 +69,8 @@ static int spawn_pthread(struct run *run)
         else
             sum += (intptr_t)value;
     }
-    if (!run_failed(run)) {
+    if (!run_failed(run))
         result_set(run, "sum", sum);
-        run->units = tasks;
-    }
 out:
     free(task);
     free(tid);
@@ -76,6 +78,6 @@ out:
 }
 
 const struct mechanism spawn_mechanisms[] = {
-    {"pthread", spawn_pthread},
-    {NULL, NULL},
+    {.name = "pthread", .run = spawn_pthread},
+    {0},
 };

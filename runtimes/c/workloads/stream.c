@@ -37,17 +37,20 @@ struct stream_thread {
 static void *writer_main(void *arg)
 {
     struct stream_thread *t = arg;
+    unit_started(t->run);
     for (int64_t m = 0; m < t->p->messages; m++)
         if (write_all(t->run, t->fd, t->block, (size_t)t->p->size) < 0)
             break;
     /* Also after a failure: the reader must see EOF to end. */
     t->kind->end_writer(t->run, t->fd);
+    unit_finished(t->run);
     return NULL;
 }
 
 static void *reader_main(void *arg)
 {
     struct stream_thread *t = arg;
+    unit_started(t->run);
     char *buf = malloc((size_t)t->p->size);
     if (!buf)
         run_syserr(t->run, "malloc", errno);
@@ -62,6 +65,7 @@ static void *reader_main(void *arg)
     free(buf);
     /* Also after a failure: a blocked writer then gets EPIPE and ends. */
     close_fd(t->run, t->fd);
+    unit_finished(t->run);
     return NULL;
 }
 
@@ -104,7 +108,6 @@ int stream_pthread(struct run *run, const struct stream_kind *kind)
     if (run_failed(run))
         return -1;
     result_set(run, "bytes", bytes);
-    run->units = 2 * p.groups;
     return 0;
 }
 
@@ -248,7 +251,18 @@ static int epoll_loop(struct epoll_stream *s, int64_t readers_open)
     return 0;
 }
 
+/* The one thread doing all the work is the run's one unit. */
+static int stream_epoll_unit(struct run *run, const struct stream_kind *kind);
+
 int stream_epoll(struct run *run, const struct stream_kind *kind)
+{
+    unit_started(run);
+    int rc = stream_epoll_unit(run, kind);
+    unit_finished(run);
+    return rc;
+}
+
+static int stream_epoll_unit(struct run *run, const struct stream_kind *kind)
 {
     struct stream_params p;
     if (get_params(run, &p) < 0)
@@ -270,10 +284,8 @@ out:
         close(s.epfd);
     free((char *)s.block);
     free(s.buf);
-    if (rc == 0) {
+    if (rc == 0)
         result_set(run, "bytes", s.bytes);
-        run->units = 1;
-    }
     return rc;
 }
 
@@ -351,7 +363,18 @@ static int uring_loop(struct uring_stream *s, int64_t groups)
     return uring_run(s->run, &s->ring, groups, uring_complete, s);
 }
 
+/* As with epoll, the one thread is the run's one unit. */
+static int stream_io_uring_unit(struct run *run, const struct stream_kind *kind);
+
 int stream_io_uring(struct run *run, const struct stream_kind *kind)
+{
+    unit_started(run);
+    int rc = stream_io_uring_unit(run, kind);
+    unit_finished(run);
+    return rc;
+}
+
+static int stream_io_uring_unit(struct run *run, const struct stream_kind *kind)
 {
     struct stream_params p;
     if (get_params(run, &p) < 0)
@@ -378,9 +401,7 @@ int stream_io_uring(struct run *run, const struct stream_kind *kind)
     groups_free(s.gs, p.groups);
     free(bufs);
     free((char *)s.block);
-    if (rc == 0) {
+    if (rc == 0)
         result_set(run, "bytes", s.bytes);
-        run->units = 1;
-    }
     return rc;
 }

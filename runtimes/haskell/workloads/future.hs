@@ -7,16 +7,23 @@ import Control.Exception (evaluate)
 
 import Kit
 
--- | forkio: a forked thread filling an MVar. async: async is the future and
--- wait awaits it (a forked thread filling a TMVar, its exception rethrown).
+-- | forkio: a forked thread filling an MVar (Kit's fork). async: async is
+-- the future and wait awaits it (a forked thread filling a TMVar, its
+-- exception rethrown); the RTS counts its threads (Kit's header).
 mechanisms :: [(String, Mechanism)]
-mechanisms = [("forkio", future (fork forkio)), ("async", future (fmap wait . async))]
+mechanisms =
+  [ ("forkio", future Stamped (\census _ -> fork forkio census))
+  , ("async", future Created (\census i body -> wait <$> async (unit census i body)))
+  ]
 
--- | Given how a future starts (the action it returns awaits its value).
-future :: (IO Int -> IO (IO Int)) -> Mechanism
-future start params = do
+-- | Given how future i starts (the action it returns awaits its value).
+future :: Counting -> (Census -> Int -> IO Int -> IO (IO Int)) -> Mechanism
+future how start params = do
   futures <- int params "futures"
-  pure $ do
-    awaits <- mapM (\i -> start (evaluate ((i * i) `mod` 1000))) [0 .. futures - 1]
-    total <- foldStrict awaits
-    pure (Outcome [("sum", total)] futures)
+  pure Run
+    { slots = futures, counting = how
+    , timed = \census -> do
+        awaits <- mapM (\i -> start census i (evaluate ((i * i) `mod` 1000))) [0 .. futures - 1]
+        total <- foldStrict awaits
+        pure (Outcome [("sum", total)] [])
+    }

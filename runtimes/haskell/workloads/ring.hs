@@ -31,13 +31,16 @@ ring :: Prims -> Mechanism
 ring prims params = do
   nodes <- int params "nodes"
   laps <- int params "laps"
-  pure $ do
-    boxes <- replicateM nodes (newBox prims)
-    -- Each unit's own box and the next unit's.
-    let links = zip boxes (drop 1 boxes ++ take 1 boxes)
-    leader <- fork prims (uncurry (lead laps) (head links))
-    relays <- mapM (fork prims . uncurry relay) (drop 1 links)
-    hops <- leader
-    mapM_ ((`putBox` Nothing) . fst) (drop 1 links)
-    sequence_ relays
-    pure (Outcome [("hops", hops)] nodes)
+  pure Run
+    { slots = nodes, counting = Stamped
+    , timed = \census -> do
+        boxes <- replicateM nodes (newBox prims)
+        -- Each unit's own box and the next unit's.
+        let links = zip boxes (drop 1 boxes ++ take 1 boxes)
+        leader <- fork prims census (uncurry (lead laps) (head links))
+        relays <- mapM (fork prims census . uncurry relay) (drop 1 links)
+        hops <- leader
+        mapM_ ((`putBox` Nothing) . fst) (drop 1 links)
+        sequence_ relays
+        pure (Outcome [("hops", hops)] [])
+    }

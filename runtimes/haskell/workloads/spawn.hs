@@ -24,33 +24,43 @@ prepare params = do
 forkioSpawn :: Mechanism
 forkioSpawn params = do
   (tasks, task) <- prepare params
-  pure $ do
-    awaits <- mapM (fork forkio . task) [0 .. tasks - 1]
-    total <- foldStrict awaits
-    pure (Outcome [("sum", total)] tasks)
+  pure Run
+    { slots = tasks, counting = Stamped
+    , timed = \census -> do
+        awaits <- mapM (fork forkio census . task) [0 .. tasks - 1]
+        total <- foldStrict awaits
+        pure (Outcome [("sum", total)] [])
+    }
 
 -- | The seed's code. mapConcurrently runs Concurrently's <*>, which forks
--- both of its sides: a thread for each task and one for the rest of the list.
+-- both of its sides: a thread for each task and one for the rest of the
+-- list, 2 x tasks threads, counted by the RTS (Kit's header).
 asyncSpawn :: Mechanism
 asyncSpawn params = do
   (tasks, task) <- prepare params
-  pure $ do
-    values <- mapConcurrently task [0 .. tasks - 1]
-    pure (Outcome [("sum", foldl' (+) 0 values)] (2 * tasks))
+  pure Run
+    { slots = tasks, counting = Created
+    , timed = \census -> do
+        values <- mapConcurrently (\i -> unit census i (task i)) [0 .. tasks - 1]
+        pure (Outcome [("sum", foldl' (+) 0 values)] [])
+    }
 
 -- | Each task adds its value to a TVar and counts itself done in the same
 -- transaction; the caller waits until every task is done.
 stmSpawn :: Mechanism
 stmSpawn params = do
   (tasks, task) <- prepare params
-  pure $ do
-    sums <- newTVarIO 0
-    done <- newTVarIO 0
-    forM_ [0 .. tasks - 1] $ \i -> forkIO $ do
-      value <- task i
-      atomically (modifyTVar' sums (+ value) >> modifyTVar' done (+ (1 :: Int)))
-    total <- atomically $ do
-      finished <- readTVar done
-      check (finished == tasks)
-      readTVar sums
-    pure (Outcome [("sum", total)] tasks)
+  pure Run
+    { slots = tasks, counting = Stamped
+    , timed = \census -> do
+        sums <- newTVarIO 0
+        done <- newTVarIO 0
+        forM_ [0 .. tasks - 1] $ \i -> forkIO $ do
+          value <- unit census i (task i)
+          atomically (modifyTVar' sums (+ value) >> modifyTVar' done (+ (1 :: Int)))
+        total <- atomically $ do
+          finished <- readTVar done
+          check (finished == tasks)
+          readTVar sums
+        pure (Outcome [("sum", total)] [])
+    }

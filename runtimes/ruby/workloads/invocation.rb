@@ -8,38 +8,55 @@ module Workloads
   # A waiting unit yields to its scheduler once before it increments (the
   # seed's `wait 0` inside the proc). Each mechanism hands the kit its
   # operation and what ends a batch; the count is kept by the bodies.
+  #
+  # A unit is made per operation, so the units count themselves with
+  # Kit::Units#start and #finish's instructions inlined on locals of the
+  # mechanism (`started += 1; peak = [live += 1, peak].max` first, `live -=
+  # 1` last: no interrupt check between a read and its write), which cost
+  # half as much as the calls, and hand the figures over after the run
+  # (Kit::Units#counted). What that costs is kit.rb's COUNTING_COST.
   class Invocation
     def initialize(waits:)
       @waits = waits
     end
 
     def thread(mode:, **)
-      count = units = 0
-      body = @waits ? proc { Thread.pass; count += 1 } : proc { count += 1 }
-      started = []
+      count = started = live = peak = 0
+      body = if @waits
+               proc { started += 1; peak = [live += 1, peak].max; Thread.pass; count += 1; live -= 1 }
+             else
+               proc { started += 1; peak = [live += 1, peak].max; count += 1; live -= 1 }
+             end
+      waiting = []
       case mode
-      when "await" then yield proc { units += 1; Thread.new(&body).join }
-      when "batch" then yield proc { units += 1; started << Thread.new(&body) }, proc { started.each(&:join).clear }
-      when "forget" then yield proc { units += 1; Thread.new(&body) }, proc { Thread.pass }
+      when "await" then yield proc { Thread.new(&body).join }
+      when "batch" then yield proc { waiting << Thread.new(&body) }, proc { waiting.each(&:join).clear }
+      when "forget" then yield proc { Thread.new(&body) }, proc { Thread.pass }
       end
       (Thread.list - [Thread.current]).each(&:join) # the forgotten ones
-      [{ count: count }, units]
+      Kit.units.counted(started: started, peak: peak, live: live)
+      { count: count }
     end
 
     # Tasks under the async gem's scheduler. A task runs as soon as it is
     # started, until it first yields; Sync returns once every task has finished.
     def fiber(mode:, **)
-      count = units = 0
-      body = @waits ? proc { |task| task.yield; count += 1 } : proc { count += 1 }
+      count = started = live = peak = 0
+      body = if @waits
+               proc { |task| started += 1; peak = [live += 1, peak].max; task.yield; count += 1; live -= 1 }
+             else
+               proc { started += 1; peak = [live += 1, peak].max; count += 1; live -= 1 }
+             end
       Sync do |task|
-        started = []
+        waiting = []
         case mode
-        when "await" then yield proc { units += 1; task.async(&body).wait }
-        when "batch" then yield proc { units += 1; started << task.async(&body) }, proc { started.each(&:wait).clear }
-        when "forget" then yield proc { units += 1; task.async(&body) }, proc { task.yield }
+        when "await" then yield proc { task.async(&body).wait }
+        when "batch" then yield proc { waiting << task.async(&body) }, proc { waiting.each(&:wait).clear }
+        when "forget" then yield proc { task.async(&body) }, proc { task.yield }
         end
       end
-      [{ count: count }, units]
+      Kit.units.counted(started: started, peak: peak, live: live)
+      { count: count }
     end
 
     # Fibers with no scheduler: the caller is the scheduler. Starting a fiber
@@ -47,16 +64,21 @@ module Workloads
     # resumes it until it has finished. Without a scheduler nothing else can
     # resume a forgotten fiber, so forget is batch.
     def raw_fiber(mode:, **)
-      count = units = 0
-      body = @waits ? proc { Fiber.yield; count += 1 } : proc { count += 1 }
-      start = proc { units += 1; Fiber.new(&body).tap(&:resume) }
+      count = started = live = peak = 0
+      body = if @waits
+               proc { started += 1; peak = [live += 1, peak].max; Fiber.yield; count += 1; live -= 1 }
+             else
+               proc { started += 1; peak = [live += 1, peak].max; count += 1; live -= 1 }
+             end
+      start = proc { Fiber.new(&body).tap(&:resume) }
       finish = proc { |fiber| fiber.resume while fiber.alive? }
-      started = []
+      waiting = []
       case mode
       when "await" then yield proc { finish.call(start.call) }
-      when "batch", "forget" then yield proc { started << start.call }, proc { started.each(&finish).clear }
+      when "batch", "forget" then yield proc { waiting << start.call }, proc { waiting.each(&finish).clear }
       end
-      [{ count: count }, units]
+      Kit.units.counted(started: started, peak: peak, live: live)
+      { count: count }
     end
   end
 end

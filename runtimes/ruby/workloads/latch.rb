@@ -4,8 +4,13 @@ module Workloads
   # `count` units, made at the start of a run, serve all its rounds. In each
   # of `rounds` rounds the caller makes a latch of `count`, asks every unit to
   # count it down once, and waits until it reaches zero. The result is the
-  # rounds the caller woke for and the count-downs the units made.
+  # rounds the caller woke for, the count-downs the units made, and their
+  # checksum: unit k (0-based) adds (k + 1) * (r + 1) for its count-down in
+  # round r (which it learns from the request) to a tally of its own, reduced
+  # modulo MOD as it grows; the caller sums the tallies modulo MOD.
   module Latch
+    MOD = 1_000_000_007
+
     # Each unit waits on an inbox of its own for the latch to count down;
     # closing the inboxes stops them.
     def self.thread(count:, rounds:) = queued(count, rounds, :value) { |work| Thread.new(&work) }
@@ -17,40 +22,49 @@ module Workloads
     # Celluloid has no latch: each round's latch is an actor (the seed's
     # CountDownLatch was one too), counted down by async calls, and its await
     # waits on an actor condition. The units are the counting actors and the
-    # rounds' latches.
+    # rounds' latches, each alive from its initialize to its finalizer.
     def self.celluloid(count:, rounds:)
-      units = Array.new(count) { CelluloidCounter.new }
+      live = Kit.units
+      units = Array.new(count) { |k| CelluloidCounter.new(live, k) }
       woke = 0
-      rounds.times do
-        latch = CelluloidLatch.new(count)
-        units.each { |unit| unit.async.count_down(latch) }
+      rounds.times do |r|
+        latch = CelluloidLatch.new(live, count)
+        units.each { |unit| unit.async.count_down(latch, r) }
         latch.await
         woke += 1
         latch.terminate
       end
-      countdowns = units.sum(&:countdowns)
+      totals = units.map(&:totals)
       units.each(&:terminate)
-      [{ rounds: woke, countdowns: countdowns }, count + rounds]
+      { rounds: woke, countdowns: totals.sum(&:first), checksum: totals.sum(&:last) % MOD }
     end
 
     if defined?(::Celluloid)
       class CelluloidCounter
-        include ::Celluloid
+        include Actors::CelluloidUnit
 
-        attr_reader :countdowns
+        def initialize(units, k)
+          super(units)
+          @weight = k + 1
+          @countdowns = @tally = 0
+        end
 
-        def initialize = @countdowns = 0
+        def totals = [@countdowns, @tally]
 
-        def count_down(latch)
+        def count_down(latch, round)
           latch.async.count_down
           @countdowns += 1
+          @tally = (@tally + @weight * (round + 1)) % MOD
         end
       end
 
       class CelluloidLatch
-        include ::Celluloid
+        include Actors::CelluloidUnit
 
-        def initialize(count) = @count = count
+        def initialize(units, count)
+          super(units)
+          @count = count
+        end
 
         def count_down
           signal(:zero) if (@count -= 1).zero?
@@ -62,38 +76,50 @@ module Workloads
       end
     end
 
-    # Concurrent::CountDownLatch, counted down by Concurrent::Actor units.
+    # Concurrent::CountDownLatch, counted down by Concurrent::Actor units; a
+    # request is the latch and its round.
     def self.concurrent(count:, rounds:)
-      units = Array.new(count) { ActorCounter.spawn(:counter) }
+      live = Kit.units
+      units = Array.new(count) { |k| ActorCounter.spawn(:counter, live, k) }
       woke = 0
-      rounds.times do
+      rounds.times do |r|
         latch = Concurrent::CountDownLatch.new(count)
-        units.each { |unit| unit.tell(latch) }
+        units.each { |unit| unit.tell([latch, r]) }
         latch.wait
         woke += 1
       end
-      countdowns = units.sum { |unit| unit.ask!(:countdowns) }
+      totals = units.map { |unit| unit.ask!(:totals) }
       Actors.terminate(units)
-      [{ rounds: woke, countdowns: countdowns }, count]
+      { rounds: woke, countdowns: totals.sum(&:first), checksum: totals.sum(&:last) % MOD }
     end
 
     if defined?(::Concurrent::Actor)
-      class ActorCounter < ::Concurrent::Actor::Context
-        def initialize = @countdowns = 0
+      class ActorCounter < Actors::Unit
+        def initialize(units, k)
+          super(units)
+          @weight = k + 1
+          @countdowns = @tally = 0
+        end
 
         def on_message(message)
-          return @countdowns if message == :countdowns
-          message.count_down
+          return [@countdowns, @tally] if message == :totals
+          latch, round = message
+          latch.count_down
           @countdowns += 1
+          @tally = (@tally + @weight * (round + 1)) % MOD
         end
       end
     end
 
     # A latch on the stock Mutex and ConditionVariable, which block a fiber
-    # under a scheduler as they block a thread.
+    # under a scheduler as they block a thread. It carries its round, which
+    # the units learn from it.
     class Countdown
-      def initialize(count)
+      attr_reader :round
+
+      def initialize(count, round)
         @count = count
+        @round = round
         @lock = Thread::Mutex.new
         @zero = Thread::ConditionVariable.new
       end
@@ -102,28 +128,34 @@ module Workloads
       def wait = @lock.synchronize { @zero.wait(@lock) until @count.zero? }
     end
 
-    # `await` ends a unit and returns the count-downs it made.
+    # `await` ends a unit and returns its [count-downs, tally].
     def self.queued(count, rounds, await)
+      live = Kit.units
       inboxes = Array.new(count) { Thread::Queue.new }
-      units = inboxes.map do |inbox|
+      units = inboxes.each_with_index.map do |inbox, k|
         yield proc {
-          countdowns = 0
-          while (latch = inbox.pop)
-            latch.count_down
-            countdowns += 1
+          live.unit do
+            weight = k + 1
+            countdowns = tally = 0
+            while (latch = inbox.pop)
+              latch.count_down
+              countdowns += 1
+              tally = (tally + weight * (latch.round + 1)) % MOD
+            end
+            [countdowns, tally]
           end
-          countdowns
         }
       end
       woke = 0
-      rounds.times do
-        latch = Countdown.new(count)
+      rounds.times do |r|
+        latch = Countdown.new(count, r)
         inboxes.each { |inbox| inbox << latch }
         latch.wait
         woke += 1
       end
       inboxes.each(&:close)
-      [{ rounds: woke, countdowns: units.sum(&await) }, count]
+      totals = units.map(&await)
+      { rounds: woke, countdowns: totals.sum(&:first), checksum: totals.sum(&:last) % MOD }
     end
   end
 end

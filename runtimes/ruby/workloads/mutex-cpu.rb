@@ -1,56 +1,100 @@
 module Workloads
-  # Per group one lock and one counter; each of `workers` units enters the
-  # critical section `iterations` times to add the length of a regexp capture.
+  # Per group one lock and one counter; each of `workers` units, `iterations`
+  # times: lock, read the counter, match PATTERN against TEXT, write back the
+  # counter read plus the length of the capture (597), unlock. PATTERN is a
+  # regexp literal: compiled once, when this file is loaded, nothing per run.
+  # `contended` counts the acquisitions that found the lock held: a failed
+  # try_lock (flock with LOCK_NB for processes) before the blocking lock,
+  # counted by each unit in a local of its own and summed after the run.
   module MutexCpu
     TEXT = ("foobar" * 100).freeze
+    PATTERN = /foo(.+)$/
     Group = Struct.new(:mutex, :counter)
 
+    # The groups are made before the timing, and the counters summed after.
     def self.thread(groups:, workers:, iterations:)
       all = Array.new(groups) { Group.new(Thread::Mutex.new, 0) }
-      all.flat_map { |g| Array.new(workers) { Thread.new { work(g, iterations) } } }.each(&:join)
-      [{ sum: all.sum(&:counter) }, groups * workers]
+      units = Kit.units
+      contended = yield proc {
+        all.flat_map { |g| Array.new(workers) { Thread.new { units.unit { work(g, iterations) } } } }.sum(&:value)
+      }
+      Kit.evidence(contended: contended)
+      { sum: all.sum(&:counter) }
     end
 
+    # The stock Mutex: a task that finds it held waits in the scheduler.
     def self.fiber(groups:, workers:, iterations:)
-      Sync do |task|
-        all = Array.new(groups) { Group.new(Thread::Mutex.new, 0) }
-        all.flat_map { |g| Array.new(workers) { task.async { work(g, iterations) } } }.each(&:wait)
-        [{ sum: all.sum(&:counter) }, groups * workers]
-      end
+      all = Array.new(groups) { Group.new(Thread::Mutex.new, 0) }
+      units = Kit.units
+      contended = yield proc {
+        Sync do |task|
+          all.flat_map { |g| Array.new(workers) { task.async { units.unit { work(g, iterations) } } } }.sum(&:wait)
+        end
+      }
+      Kit.evidence(contended: contended)
+      { sum: all.sum(&:counter) }
     end
 
-    # Processes share no memory: each worker adds to its own subtotal inside the lock and reports it through a pipe.
+    # Processes share no memory: a group's lock is an flock on its lock file,
+    # which holds the counter (8 bytes, pread and pwritten under the lock).
+    # The files are made before the timing, and the counters read after. Each
+    # worker reports its contended count through a pipe.
     def self.process(groups:, workers:, iterations:)
-      results, report = IO.pipe
       locks = Array.new(groups) { |i| File.join(Kit.scratch, "mutex-cpu-#{i}.lock") }
-      pids = locks.flat_map do |path|
-        Array.new(workers) do
-          Kit.fork do
-            # Opened by each worker: flock excludes other open file descriptions, not an inherited one.
-            File.open(path, File::RDWR | File::CREAT) do |lock|
-              subtotal = 0
-              iterations.times do
-                lock.flock(File::LOCK_EX)
-                subtotal += capture_size
-                lock.flock(File::LOCK_UN)
+      locks.each { |path| File.binwrite(path, [0].pack("Q<")) }
+      contended = yield proc {
+        results, report = IO.pipe
+        pids = locks.flat_map do |path|
+          Array.new(workers) do
+            Kit.fork do
+              # Opened by each worker: flock excludes other open file descriptions, not an inherited one.
+              File.open(path, File::RDWR) do |lock|
+                waited = 0
+                iterations.times do
+                  unless lock.flock(File::LOCK_EX | File::LOCK_NB)
+                    waited += 1
+                    lock.flock(File::LOCK_EX)
+                  end
+                  counter = lock.pread(8, 0).unpack1("Q<")
+                  lock.pwrite([counter + capture_size].pack("Q<"), 0)
+                  lock.flock(File::LOCK_UN)
+                end
+                report.write([waited].pack("Q<"))
               end
-              report.write([subtotal].pack("Q<"))
             end
           end
         end
-      end
-      report.close
-      sum = results.read.unpack("Q<*").sum # EOF once every worker has exited
-      results.close
-      Kit.wait(pids)
+        report.close
+        waited = results.read.unpack("Q<*").sum # EOF once every worker has exited
+        results.close
+        Kit.wait(pids)
+        waited
+      }
+      sum = locks.sum { |path| File.binread(path).unpack1("Q<") }
       locks.each { |path| File.delete(path) }
-      [{ sum: sum }, groups * workers]
+      Kit.evidence(contended: contended)
+      { sum: sum }
     end
 
+    # One worker's iterations; returns how many found the lock held.
     def self.work(group, iterations)
-      iterations.times { group.mutex.synchronize { group.counter += capture_size } }
+      mutex = group.mutex
+      waited = 0
+      iterations.times do
+        unless mutex.try_lock
+          waited += 1
+          mutex.lock
+        end
+        begin
+          counter = group.counter
+          group.counter = counter + capture_size
+        ensure
+          mutex.unlock
+        end
+      end
+      waited
     end
 
-    def self.capture_size = /foo(.+)$/.match(TEXT)[1].size
+    def self.capture_size = PATTERN.match(TEXT)[1].size
   end
 end

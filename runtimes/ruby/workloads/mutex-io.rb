@@ -1,58 +1,107 @@
 module Workloads
-  # Per group one lock and one file; each of `workers` units writes `iterations`
-  # blocks of `size` bytes to it, each a write(2) made holding the lock.
+  # Per group one lock, one file and the file's end, shared by its units;
+  # each of `workers` units, `iterations` times: lock, read the end, pwrite
+  # `size` bytes at it (one positioned write(2), no user-space buffer), store
+  # the end plus `size`, unlock. The files are made before the timing; their
+  # sizes are read, and they are removed, after it. `contended` counts the
+  # acquisitions that found the lock held: a failed try_lock (flock with
+  # LOCK_NB for processes) before the blocking lock, counted by each unit in
+  # a local of its own and summed after the run.
   module MutexIo
-    Group = Struct.new(:mutex, :file)
+    Group = Struct.new(:mutex, :file, :end)
 
     def self.thread(groups:, workers:, iterations:, size:)
-      paths, block = paths(groups), "x" * size
-      all = paths.map { |path| Group.new(Thread::Mutex.new, open(path)) }
-      all.flat_map { |g| Array.new(workers) { Thread.new { work(g, iterations, block) } } }.each(&:join)
+      paths, block = create(groups), "x" * size
+      all = paths.map { |path| Group.new(Thread::Mutex.new, File.open(path, File::WRONLY), 0) }
+      units = Kit.units
+      contended = yield proc {
+        all.flat_map { |g| Array.new(workers) { Thread.new { units.unit { work(g, iterations, block) } } } }.sum(&:value)
+      }
       all.each { |g| g.file.close }
-      [{ bytes: total(paths) }, groups * workers]
+      Kit.evidence(contended: contended)
+      { bytes: total(paths) }
     end
 
+    # The stock Mutex and IO#pwrite. async 1.30's scheduler has no io_write
+    # hook (and Ruby 3.1 none for pwrite): a write blocks the thread and never
+    # yields, so no task ever finds the lock held, and each task runs its
+    # whole loop before the next starts (peak_live 1): runtime.toml's note.
     def self.fiber(groups:, workers:, iterations:, size:)
-      paths, block = paths(groups), "x" * size
-      Sync do |task|
-        all = paths.map { |path| Group.new(Thread::Mutex.new, open(path)) }
-        all.flat_map { |g| Array.new(workers) { task.async { work(g, iterations, block) } } }.each(&:wait)
-        all.each { |g| g.file.close }
-      end
-      [{ bytes: total(paths) }, groups * workers]
+      paths, block = create(groups), "x" * size
+      all = paths.map { |path| Group.new(Thread::Mutex.new, File.open(path, File::WRONLY), 0) }
+      units = Kit.units
+      contended = yield proc {
+        Sync do |task|
+          all.flat_map { |g| Array.new(workers) { task.async { units.unit { work(g, iterations, block) } } } }.sum(&:wait)
+        end
+      }
+      all.each { |g| g.file.close }
+      Kit.evidence(contended: contended)
+      { bytes: total(paths) }
     end
 
+    # The lock is an flock on the group's file, and the end is the file's
+    # size, read under it (fstat). Each worker reports its contended count
+    # through a pipe.
     def self.process(groups:, workers:, iterations:, size:)
-      paths, block = paths(groups), "x" * size
-      pids = paths.flat_map do |path|
-        Array.new(workers) do
-          Kit.fork do
-            # Opened by each worker: flock excludes other open file descriptions,
-            # not an inherited one; append mode because each has its own offset.
-            File.open(path, "a") do |file|
-              file.sync = true
-              iterations.times do
-                file.flock(File::LOCK_EX)
-                file.write(block)
-                file.flock(File::LOCK_UN)
+      paths, block = create(groups), "x" * size
+      contended = yield proc {
+        results, report = IO.pipe
+        pids = paths.flat_map do |path|
+          Array.new(workers) do
+            Kit.fork do
+              # Opened by each worker: flock excludes other open file descriptions, not an inherited one.
+              File.open(path, File::WRONLY) do |file|
+                waited = 0
+                iterations.times do
+                  unless file.flock(File::LOCK_EX | File::LOCK_NB)
+                    waited += 1
+                    file.flock(File::LOCK_EX)
+                  end
+                  file.pwrite(block, file.size)
+                  file.flock(File::LOCK_UN)
+                end
+                report.write([waited].pack("Q<"))
               end
             end
           end
         end
-      end
-      Kit.wait(pids)
-      [{ bytes: total(paths) }, groups * workers]
+        report.close
+        waited = results.read.unpack("Q<*").sum # EOF once every worker has exited
+        results.close
+        Kit.wait(pids)
+        waited
+      }
+      Kit.evidence(contended: contended)
+      { bytes: total(paths) }
     end
 
+    # One worker's writes; returns how many found the lock held.
     def self.work(group, iterations, block)
-      iterations.times { group.mutex.synchronize { group.file.write(block) } }
+      mutex, file, size = group.mutex, group.file, block.bytesize
+      waited = 0
+      iterations.times do
+        unless mutex.try_lock
+          waited += 1
+          mutex.lock
+        end
+        begin
+          at = group.end
+          file.pwrite(block, at)
+          group.end = at + size
+        ensure
+          mutex.unlock
+        end
+      end
+      waited
     end
 
-    def self.paths(groups) = Array.new(groups) { |i| File.join(Kit.scratch, "mutex-io-#{i}") }
+    # Empty files, made before the timing.
+    def self.create(groups)
+      Array.new(groups) { |i| File.join(Kit.scratch, "mutex-io-#{i}").tap { |path| File.write(path, "") } }
+    end
 
-    def self.open(path) = File.open(path, "w").tap { |file| file.sync = true }
-
-    # Runs repeat in one process: each must start without files.
+    # After the timing: the files' sizes, and the files removed (runs repeat in one process).
     def self.total(paths) = paths.sum { |path| File.size(path) }.tap { paths.each { |path| File.delete(path) } }
   end
 end

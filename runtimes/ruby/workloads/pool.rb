@@ -1,3 +1,5 @@
+require_relative "actors"
+
 module Workloads
   # A pool of `pool_size` workers serves `jobs` jobs: job j looks up key
   # j mod `keys` in a table made before the timing (prepare) and returns its
@@ -7,7 +9,7 @@ module Workloads
     def self.prepare(keys:, **) = @table = Array.new(keys) { |k| [k, 2 * k + 1] }.to_h.freeze
 
     # The floor: the jobs looked up in place by the caller.
-    def self.none(pool_size:, jobs:, keys:) = [{ sum: jobs.times.sum { |j| @table[j % keys] } }, 0]
+    def self.none(pool_size:, jobs:, keys:) = { sum: jobs.times.sum { |j| @table[j % keys] } }
 
     def self.thread(pool_size:, jobs:, keys:) = queued(pool_size, jobs, keys, :join) { |work| Thread.new(&work) }
 
@@ -18,46 +20,55 @@ module Workloads
     # Each job is a future on the pool, as the seed's benchmark submits them (it
     # used async, whose completion nobody awaits). The units are the workers,
     # an actor each, and the pool's manager, an actor too, which hands every
-    # call to an idle worker.
+    # call to an idle worker. A worker counts itself alive from its
+    # initialize to its finalizer; the manager is not counted.
     def self.celluloid(pool_size:, jobs:, keys:)
-      pool = CelluloidWorker.pool(size: pool_size, args: [@table])
+      pool = CelluloidWorker.pool(size: pool_size, args: [@table, Kit.units])
       sum = Array.new(jobs) { |j| pool.future.lookup(j % keys) }.sum(&:value)
       pool.terminate
       # Celluloid 0.16 kills the pool's finalizer before it has waited for its
       # workers to end (celluloid#542): wait for them here.
       ::Celluloid::Actor.all.each { |actor| ::Celluloid::Actor.join(actor) }
-      [{ sum: sum }, pool_size + 1]
+      { sum: sum }
     end
 
     if defined?(::Celluloid)
       class CelluloidWorker
-        include ::Celluloid
+        include Actors::CelluloidUnit
 
-        def initialize(table) = @table = table
+        def initialize(table, units)
+          super(units)
+          @table = table
+        end
+
         def lookup(key) = @table[key]
       end
     end
 
     # Each job is a Promises future on a fixed pool. The pool starts its
-    # threads as jobs arrive: the units are those it started.
+    # threads as jobs arrive: the units are those it started, by its own
+    # count, and its threads live until it is shut down, so the most alive at
+    # once is that count too.
     def self.concurrent(pool_size:, jobs:, keys:)
       pool = Concurrent::FixedThreadPool.new(pool_size)
       sum = Array.new(jobs) { |j| Concurrent::Promises.future_on(pool, j % keys) { |key| @table[key] } }.sum(&:value!)
       pool.shutdown
       pool.wait_for_termination
-      [{ sum: sum }, pool.largest_length]
+      Kit.units.counted(started: pool.largest_length, peak: pool.largest_length)
+      { sum: sum }
     end
 
     # A hand-made pool: the workers pop job numbers from one queue until it is
     # closed and push each value into another; `await` ends a worker.
     def self.queued(pool_size, jobs, keys, await)
       todo, done = Thread::Queue.new, Thread::Queue.new
-      workers = Array.new(pool_size) { yield proc { while (j = todo.pop) do done << @table[j % keys] end } }
+      units = Kit.units
+      workers = Array.new(pool_size) { yield proc { units.unit { while (j = todo.pop) do done << @table[j % keys] end } } }
       jobs.times { |j| todo << j }
       todo.close # a closed queue's pop returns nil once it is empty
       sum = jobs.times.sum { done.pop }
       workers.each(&await)
-      [{ sum: sum }, pool_size]
+      { sum: sum }
     end
   end
 end

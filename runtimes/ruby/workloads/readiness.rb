@@ -12,14 +12,16 @@ module Workloads
       @wait, @filled = wait, filled
     end
 
-    # A thread waits in place: IO#wait_* polls the descriptor.
+    # A thread waits in place: IO#wait_* polls the descriptor. The caller's
+    # thread is the one unit.
     def thread(batch:, &loop)
-      with_pipes(batch) { |ios| [await(ios, &loop), 1] }
+      with_pipes(batch) { |ios| Kit.units.unit { await(ios, &loop) } }
     end
 
-    # A task awaits through the async gem's scheduler (its reactor's selector).
+    # A task awaits through the async gem's scheduler (its reactor's
+    # selector); Sync's task is the one unit.
     def fiber(batch:, &loop)
-      with_pipes(batch) { |ios| [Sync { await(ios, &loop) }, 1] }
+      with_pipes(batch) { |ios| Sync { Kit.units.unit { await(ios, &loop) } } }
     end
 
     private

@@ -20,39 +20,56 @@ module Workloads
 
     # A ractor's inbox is its own: Ractor#send to it, Ractor.receive in it.
     # Closing a node's inbox makes its receive raise, which ends its loop.
+    # Each ractor stamps its own start and end and returns them with its value.
     def self.ractor(nodes:, laps:)
-      head = Ractor.new(laps) { |n| Ring.head(n, Ractor.receive) { Ractor.receive } }
+      head = Ractor.new(laps) { |n| [Kit.stamp, Ring.head(n, Ractor.receive) { Ractor.receive }, Kit.stamp] }
       link = head
-      others = Array.new(nodes - 1) { link = Ractor.new(link) { |to| loop { to.send(Ractor.receive + 1) } } }
+      others = Array.new(nodes - 1) do
+        link = Ractor.new(link) do |to|
+          start = Kit.stamp
+          loop { to.send(Ractor.receive + 1) } # ends when the receive raises (Ractor::ClosedError is a StopIteration)
+          [start, Kit.stamp]
+        end
+      end
       head.send(link)
-      hops = head.take
-      others.each { |node| node.close_incoming; node.take }
-      [{ hops: hops }, nodes]
+      start, hops, stop = head.take
+      spans = [[start, stop]] + others.map { |node| node.close_incoming; node.take }
+      Kit.units.spans(spans)
+      { hops: hops }
     end
 
     # A pass is an async call. The head's run waits (a task suspended, the
     # actor still serving calls) until its last lap signals the count.
+    # An actor counts itself alive from its initialize to its finalizer.
     def self.celluloid(nodes:, laps:)
-      head = CelluloidHead.new(laps)
+      units = Kit.units
+      head = CelluloidHead.new(units, laps)
       link = head
-      others = Array.new(nodes - 1) { link = CelluloidNode.new(link) }
+      others = Array.new(nodes - 1) { link = CelluloidNode.new(units, link) }
       hops = head.run(link)
       [head, *others].each(&:terminate)
-      [{ hops: hops }, nodes]
+      { hops: hops }
     end
 
     if defined?(::Celluloid)
       class CelluloidNode
-        include ::Celluloid
+        include Actors::CelluloidUnit
 
-        def initialize(link) = @link = link
+        def initialize(units, link)
+          super(units)
+          @link = link
+        end
+
         def pass(count) = @link.async.pass(count + 1)
       end
 
       class CelluloidHead
-        include ::Celluloid
+        include Actors::CelluloidUnit
 
-        def initialize(laps) = @laps = laps
+        def initialize(units, laps)
+          super(units)
+          @laps = laps
+        end
 
         def run(link)
           @link = link
@@ -65,25 +82,32 @@ module Workloads
     end
 
     # A pass is a tell to a Concurrent::Actor; the head fulfils a future with the count.
+    # An actor counts itself alive from its initialize to its termination.
     def self.concurrent(nodes:, laps:)
+      units = Kit.units
       lapped = Concurrent::Promises.resolvable_future
-      head = ActorHead.spawn(:head, laps, lapped)
+      head = ActorHead.spawn(:head, units, laps, lapped)
       link = head
-      others = Array.new(nodes - 1) { link = ActorNode.spawn(:node, link) }
+      others = Array.new(nodes - 1) { link = ActorNode.spawn(:node, units, link) }
       head.tell(link)
       hops = lapped.value!
       Actors.terminate([head, *others])
-      [{ hops: hops }, nodes]
+      { hops: hops }
     end
 
     if defined?(::Concurrent::Actor)
-      class ActorNode < ::Concurrent::Actor::Context
-        def initialize(link) = @link = link
+      class ActorNode < Actors::Unit
+        def initialize(units, link)
+          super(units)
+          @link = link
+        end
+
         def on_message(count) = @link.tell(count + 1)
       end
 
-      class ActorHead < ::Concurrent::Actor::Context
-        def initialize(laps, lapped)
+      class ActorHead < Actors::Unit
+        def initialize(units, laps, lapped)
+          super(units)
           @laps, @lapped = laps, lapped
         end
 
@@ -102,15 +126,20 @@ module Workloads
 
     # Unit i passes to unit i + 1, the last to the first; `await` ends a unit.
     def self.queued(nodes, laps, await)
+      live = Kit.units
       inboxes = Array.new(nodes) { Thread::Queue.new }
       units = Array.new(nodes) do |i|
         inbox, link = inboxes[i], inboxes[(i + 1) % nodes]
-        yield(i.zero? ? proc { head(laps, link) { inbox.pop } } : proc { while (count = inbox.pop) do link << count + 1 end })
+        yield(if i.zero?
+                proc { live.unit { head(laps, link) { inbox.pop } } }
+              else
+                proc { live.unit { while (count = inbox.pop) do link << count + 1 end } }
+              end)
       end
       hops = units.first.public_send(await)
       inboxes.each(&:close) # a closed queue's pop returns nil once it is empty
       units.each(&await)
-      [{ hops: hops }, nodes]
+      { hops: hops }
     end
 
     # The head: starts the token, takes it back with the block `laps` times

@@ -2,15 +2,21 @@ module Workloads
   # Start `tasks` units at once; unit i sleeps `delay_ms` (if > 0) and returns
   # i; the caller awaits them all and sums what they returned. Every mechanism
   # starts every unit before it awaits the first, so the sleeps overlap.
+  # Memory is this workload's figure: the units count themselves on the run's
+  # counters (threads, fibers), or take two stamps of their own (ractors,
+  # returned with the value: an Array of three per unit), or are stamped by
+  # Kit.fork (processes).
   module Spawn
     def self.thread(tasks:, delay_ms:)
-      [{ sum: Array.new(tasks) { |i| Thread.new { work(i, delay_ms) } }.sum(&:value) }, tasks]
+      units = Kit.units
+      { sum: Array.new(tasks) { |i| Thread.new { units.unit { work(i, delay_ms) } } }.sum(&:value) }
     end
 
     # Kernel#sleep in a task goes to the scheduler: the task waits on the reactor's timers.
     def self.fiber(tasks:, delay_ms:)
+      units = Kit.units
       Sync do |task|
-        [{ sum: Array.new(tasks) { |i| task.async { work(i, delay_ms) } }.sum(&:wait) }, tasks]
+        { sum: Array.new(tasks) { |i| task.async { units.unit { work(i, delay_ms) } } }.sum(&:wait) }
       end
     end
 
@@ -22,11 +28,14 @@ module Workloads
       sum = results.read.unpack("Q<*").sum # EOF once every child has exited
       results.close
       Kit.wait(pids)
-      [{ sum: sum }, tasks]
+      { sum: sum }
     end
 
     def self.ractor(tasks:, delay_ms:)
-      [{ sum: Array.new(tasks) { |i| Ractor.new(i, delay_ms) { |j, ms| Spawn.work(j, ms) } }.sum(&:take) }, tasks]
+      ractors = Array.new(tasks) { |i| Ractor.new(i, delay_ms) { |j, ms| [Kit.stamp, Spawn.work(j, ms), Kit.stamp] } }
+      sum = 0
+      Kit.units.spans(ractors.map { |r| start, value, stop = r.take; sum += value; [start, stop] })
+      { sum: sum }
     end
 
     def self.work(i, delay_ms)

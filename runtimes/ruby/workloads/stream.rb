@@ -11,20 +11,24 @@ module Workloads
     end
 
     def thread(groups:, messages:, size:)
+      live = Kit.units
       units = Array.new(groups) do
         reader, writer = @pair.call
-        [Thread.new { Stream.write(writer, messages, size, @finish) }, Thread.new { Stream.read(reader, size) }]
+        [Thread.new { live.unit { Stream.write(writer, messages, size, @finish) } },
+         Thread.new { live.unit { Stream.read(reader, size) } }]
       end
-      [{ bytes: units.sum { |w, r| w.join; r.value } }, 2 * groups]
+      { bytes: units.sum { |w, r| w.join; r.value } }
     end
 
     def fiber(groups:, messages:, size:)
+      live = Kit.units
       Sync do |task|
         units = Array.new(groups) do
           reader, writer = @pair.call
-          [task.async { Stream.write(writer, messages, size, @finish) }, task.async { Stream.read(reader, size) }]
+          [task.async { live.unit { Stream.write(writer, messages, size, @finish) } },
+           task.async { live.unit { Stream.read(reader, size) } }]
         end
-        [{ bytes: units.sum { |w, r| w.wait; r.wait } }, 2 * groups]
+        { bytes: units.sum { |w, r| w.wait; r.wait } }
       end
     end
 
@@ -43,18 +47,26 @@ module Workloads
       bytes = results.read.unpack("Q<*").sum # EOF once every child has exited
       results.close
       Kit.wait(pids)
-      [{ bytes: bytes }, 2 * groups]
+      { bytes: bytes }
     end
 
     # Ruby 3.1 cannot copy an IO into a ractor: each ractor reopens its end by
-    # descriptor number and closes it; the parent's IO objects must not.
+    # descriptor number and closes it; the parent's IO objects must not. Each
+    # ractor stamps its own start and end and returns them with its value.
     def ractor(groups:, messages:, size:)
       units = Array.new(groups) do
         reader_fd, writer_fd = @pair.call.map { |io| io.autoclose = false; io.fileno }
-        [Ractor.new(writer_fd, messages, size, @finish) { |fd, n, s, f| Stream.write(IO.for_fd(fd), n, s, f) },
-         Ractor.new(reader_fd, size) { |fd, s| Stream.read(IO.for_fd(fd), s) }]
+        [Ractor.new(writer_fd, messages, size, @finish) { |fd, n, s, f| [Kit.stamp, Stream.write(IO.for_fd(fd), n, s, f), Kit.stamp] },
+         Ractor.new(reader_fd, size) { |fd, s| [Kit.stamp, Stream.read(IO.for_fd(fd), s), Kit.stamp] }]
       end
-      [{ bytes: units.sum { |w, r| w.take; r.take } }, 2 * groups]
+      spans = []
+      bytes = units.sum do |w, r|
+        (start, _, stop), (rstart, read, rstop) = w.take, r.take
+        spans << [start, stop] << [rstart, rstop]
+        read
+      end
+      Kit.units.spans(spans)
+      { bytes: bytes }
     end
 
     def self.write(io, messages, size, finish)

@@ -7,7 +7,9 @@ module Workloads
   # cases; every mode but none makes its units for each evaluation: `workers`
   # of them (0: one per core), no more than there are cases (as Parallel.map,
   # which Pbt calls, does), unit w of n evaluating the cases w, w + n, ...;
-  # the results are gathered in case order. Units are summed over the run.
+  # the results are gathered in case order, as many as the units returned.
+  # The units count themselves (Kit.units), are stamped by Kit.fork, or stamp
+  # themselves (ractors).
   #
   # A workload module extends this and defines
   #   setup(cases:, ...)         the cases' inputs, made before the timing;
@@ -18,17 +20,19 @@ module Workloads
   module WorkerModes
     # Pbt's worker: :none, the baseline: the cases in place, in order.
     def none(workers:, batch:, **params, &kit)
-      [evaluations(params, kit) { |inputs| inputs.map { |x| evaluate(x) } }, 0]
+      evaluations(params, kit) { |inputs| inputs.map { |x| evaluate(x) } }
     end
 
     def thread(workers:, batch:, **params, &kit)
-      striped(workers, params, kit, :value) { |inputs, w, n| Thread.new { evaluate_stripe(inputs, w, n) } }
+      units = Kit.units
+      striped(workers, params, kit, :value) { |inputs, w, n| Thread.new { units.unit { evaluate_stripe(inputs, w, n) } } }
     end
 
     # Tasks under the async gem: the kit's loop runs inside Sync's reactor.
     def fiber(workers:, batch:, **params, &kit)
+      units = Kit.units
       Sync do |task|
-        striped(workers, params, kit, :wait) { |inputs, w, n| task.async { evaluate_stripe(inputs, w, n) } }
+        striped(workers, params, kit, :wait) { |inputs, w, n| task.async { units.unit { evaluate_stripe(inputs, w, n) } } }
       end
     end
 
@@ -36,11 +40,16 @@ module Workloads
       striped(workers, params, kit, :value) { |inputs, w, n| Forked.new { evaluate_stripe(inputs, w, n) } }
     end
 
-    # A ractor reaches the workload's methods through the module, an argument.
+    # A ractor reaches the workload's methods through the module, an argument;
+    # it stamps its own start and end and returns them with its results.
     def ractor(workers:, batch:, **params, &kit)
-      striped(workers, params, kit, :take) do |inputs, w, n|
-        Ractor.new(self, inputs, w, n) { |workload, *stripe| workload.evaluate_stripe(*stripe) }
+      spans = []
+      take = proc { |ractor| start, results, stop = ractor.take; spans << [start, stop]; results }
+      total = striped(workers, params, kit, take) do |inputs, w, n|
+        Ractor.new(self, inputs, w, n) { |workload, *stripe| [Kit.stamp, workload.evaluate_stripe(*stripe), Kit.stamp] }
       end
+      Kit.units.spans(spans)
+      total
     end
 
     # Unit w's share of n: the cases w, w + n, w + 2n, ... (public: ractors call it on the module)
@@ -65,17 +74,15 @@ module Workloads
     private
 
     # The modes with units: the block starts unit w of n on the inputs;
-    # `await` is the method that returns its stripe's results.
+    # `await` (a method name or a proc) returns its stripe's results. The
+    # results gathered are as many as the units returned.
     def striped(workers, params, kit, await)
       workers = Etc.nprocessors if workers.zero?
-      units = 0
-      total = evaluations(params, kit) do |inputs|
+      evaluations(params, kit) do |inputs|
         n = [workers, inputs.size].min
-        units += n
         stripes = Array.new(n) { |w| yield inputs, w, n }.map(&await)
-        Array.new(inputs.size) { |i| stripes[i % n][i / n] }
+        Array.new(stripes.sum(&:size)) { |i| stripes[i % n][i / n] }
       end
-      [total, units]
     end
 
     # Makes the inputs (shareable: ractors take them without a copy), then
