@@ -110,3 +110,14 @@ def test_the_run_ends_with_a_diagnosis_computed_from_its_figures(smoke):
     for work in ("trivial work", "CPU-bound work", "I/O-bound work", "a failing property and its shrinking"):
         assert re.search(rf"^- {re.escape(work)} \(map-[a-z]+ .*ruby/none", done.stdout, re.M), work
     assert re.search(r"^Concurrency pays for .*\.", done.stdout, re.M)
+
+
+def test_a_forked_producer_that_fills_its_pipe_waits_and_counts_it(tmp_path):
+    # The smoke profile's queue never fills a pipe (8,192 records): here 4 producers push 40,000.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CONCBENCH_")}
+    done = concbench("run", "--profile", "smoke", "-w", "queue", "-m", "ruby/process", "-p", "items=10000",
+                     "-p", "producers=4", "-p", "capacity=0", "--db", tmp_path / "q.db", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = concbench("show", "--json", "--db", tmp_path / "q.db", env=env)
+    (record,) = [json.loads(line) for line in shown.stdout.splitlines()]
+    assert record["status"] == "ok" and record["runs"][0]["evidence"]["blocked"] > 0

@@ -49,7 +49,7 @@ module Workloads
     # non-blocking (IO#nonblock? is true since 3.0; blocking calls wait in
     # poll): a unit first tries read_nonblock (write_nonblock), and only if
     # that finds the pipe empty (full) counts `blocked` and waits in sysread
-    # (syswrite). Every child reports [count, sum, blocked] through a pipe.
+    # (write). Every child reports [count, sum, blocked] through a pipe.
     def self.process(groups:, producers:, consumers:, items:, capacity:)
       raise Kit::Refusal, "a pipe's capacity is the kernel's: capacity must be 0" unless capacity.zero?
       results, report = IO.pipe
@@ -144,7 +144,7 @@ module Workloads
     def self.push_record(writer, value)
       record = [value].pack("Q<")
       return 0 unless writer.write_nonblock(record, exception: false) == :wait_writable
-      writer.syswrite(record)
+      writer.write(record) # waits in poll (syswrite would raise EAGAIN); 8 bytes to a pipe: all or nothing
       1
     end
 
