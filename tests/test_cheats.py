@@ -14,6 +14,7 @@ CHEATS = [
     ("spawn", "boaster", ["-p", "delay_ms=0"], "longer than the"),
     ("spawn", "loner", [], "units = 1, fewer than the 50 the work starts"),
     ("mutex-cpu", "unlocked", [], "sum = "),
+    ("mutex-io", "unlocked", [], "bytes = "),
     ("mailbox", "unordered", [], "ordered = 338349, expected 338350"),
     ("latch", "lonely", [], "checksum = 24, expected 60"),
     ("map-cpu", "striped_wrong", [], "sum = "),

@@ -121,3 +121,10 @@ def test_a_forked_producer_that_fills_its_pipe_waits_and_counts_it(tmp_path):
     shown = concbench("show", "--json", "--db", tmp_path / "q.db", env=env)
     (record,) = [json.loads(line) for line in shown.stdout.splitlines()]
     assert record["status"] == "ok" and record["runs"][0]["evidence"]["blocked"] > 0
+
+
+def test_doctor_names_the_seeds_subjects_that_cannot_be_had_here():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CONCBENCH_")}
+    done = concbench("doctor", env=env)
+    for name in ("haskell/streamly", "ruby/concurrently", "ruby/pbt", "ruby/uringmachine"):
+        assert re.search(rf"absent +{name} ", done.stdout), done.stdout

@@ -157,7 +157,7 @@ def evidence_names(table: Table) -> list[str]:
 
 
 def _evidence_width(name: str) -> int:
-    return max(len(name), 7)
+    return max(len(name), 8)
 
 
 def share_text(observed: Observed | None) -> str:

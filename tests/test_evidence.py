@@ -1,0 +1,57 @@
+"""The evidence a row carries: its marks, what they say was observed, and how
+every format shows them."""
+
+from concbench import workloads
+from concbench.protocol import Status
+from concbench.records import CellKey, Note, Sample, TrialRecord
+from concbench.report import aggregate, terminal
+
+SPEC = workloads.load_all()["mutex-cpu"]
+PARAMS = (("groups", 4), ("workers", 10), ("iterations", 2000))   # 80,000 acquisitions a run
+
+
+def _cell(mechanism, contended, peak_live=40, units=40):
+    key = CellKey("mutex-cpu", "ruby", mechanism, PARAMS)
+    runs = tuple(Sample(False, 1_000_000, 1, 1, units, {"sum": 47_760_000}, peak_live=peak_live,
+                        evidence={"contended": c}) for c in contended)
+    return TrialRecord(key, 0, Status.OK, "", {}, wall_ns=10**9, maxrss_kb=1000, samples=runs)
+
+
+def _table(*trials, notes=()):
+    (table,) = aggregate.tables(list(trials), [], {"mutex-cpu": SPEC}, list(notes), {"ruby": 13_000})
+    return table
+
+
+def test_a_lock_that_almost_never_found_held_is_marked_with_what_was_seen():
+    table = _table(_cell("thread", [3, 2]), _cell("pthread", [4000, 2000]))
+    thread, pthread = table.rows
+    assert [(m.word, m.seen) for m in table.marks(thread)] == [
+        ("uncontended", "0.0031% of acquisitions found the lock held (5 of 160,000)")]
+    assert table.marks(pthread) == ()
+    assert table.observed(pthread)[0].share == 6000 / 160_000
+
+
+def test_units_that_never_overlapped_are_serial():
+    table = _table(_cell("fiber", [0, 0], peak_live=1))
+    (fiber,) = table.rows
+    assert [m.word for m in table.marks(fiber)] == ["serial", "uncontended"]
+    assert table.marks(fiber)[0].seen == "at most 1 of 40 units alive at once"
+
+
+def test_evidence_a_mechanism_cannot_observe_is_shown_as_such_and_not_marked():
+    table = _table(_cell("ractor", [None, None]))
+    (ractor,) = table.rows
+    assert table.marks(ractor) == () and table.observed(ractor)[0].describe() == "contended not observable"
+
+
+def test_the_terminal_shows_live_units_the_evidence_marks_and_notes():
+    table = _table(_cell("thread", [3, 2], peak_live=7), _cell("pthread", [4000, 2000]),
+                   notes=[Note("mutex-cpu", "ruby/thread", "the GVL passes every 100 ms")])
+    lines = [line.plain for line in terminal.render(table)]
+    assert "live contended" in lines[1]
+    thread_row = next(line for line in lines if line.startswith("ruby/thread "))
+    assert thread_row.split()[-4:] == ["7", "0.0031%", "1/1", "uncontended"]
+    assert "0.0031%" in thread_row and thread_row.rstrip().endswith("uncontended")
+    assert any(line.startswith("ruby/thread") and "uncontended: 0.0031% of acquisitions" in line for line in lines)
+    assert any("note: the GVL passes every 100 ms" in line for line in lines)
+    assert table.floor_kb(table.rows[0]) == 13_000
