@@ -55,3 +55,8 @@ def test_the_terminal_shows_live_units_the_evidence_marks_and_notes():
     assert any(line.startswith("ruby/thread") and "uncontended: 0.0031% of acquisitions" in line for line in lines)
     assert any("note: the GVL passes every 100 ms" in line for line in lines)
     assert table.floor_kb(table.rows[0]) == 13_000
+
+
+def test_shares_read_as_plain_percentages():
+    assert [aggregate.percent(s) for s in (0.372, 0.042, 0.00045, 5e-7, 0, 1)] == [
+        "37%", "4.2%", "0.045%", "0.000050%", "0%", "100%"]

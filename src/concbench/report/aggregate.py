@@ -1,5 +1,6 @@
 """From stored trials to cells and tables: what every report format shows."""
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
@@ -129,8 +130,12 @@ class Observed:
 
 
 def percent(share: float) -> str:
-    """37%, 4.2%, 0.045%: two significant digits where they matter."""
-    return f"{share * 100:.0f}%" if share >= 0.1 or share == 0 else f"{share * 100:.2g}%"
+    """37%, 4.2%, 0.045%, 0.000050%: two significant digits below 10%, never
+    in scientific notation."""
+    value = share * 100
+    if value >= 10 or value == 0:
+        return f"{value:.0f}%"
+    return f"{value:.{1 - math.floor(math.log10(value))}f}%"
 
 
 @dataclass(frozen=True)
