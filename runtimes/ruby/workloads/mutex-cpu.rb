@@ -1,3 +1,5 @@
+require_relative "flock_workers"
+
 module Workloads
   # Per group one lock and one counter; each of `workers` units, `iterations`
   # times: lock, read the counter, match PATTERN against TEXT, write back the
@@ -35,40 +37,18 @@ module Workloads
       { sum: all.sum(&:counter) }
     end
 
-    # Processes share no memory: a group's lock is an flock on its lock file,
-    # which holds the counter (8 bytes, pread and pwritten under the lock).
-    # The files are made before the timing, and the counters read after. Each
-    # worker reports its contended count through a pipe.
+    # Processes share no memory: a group's lock is an flock on its lock file
+    # (flock_workers.rb), which holds the counter (8 bytes, pread and
+    # pwritten under the lock). The files are made before the timing, and the
+    # counters read after.
     def self.process(groups:, workers:, iterations:)
       locks = Array.new(groups) { |i| File.join(Kit.scratch, "mutex-cpu-#{i}.lock") }
       locks.each { |path| File.binwrite(path, [0].pack("Q<")) }
       contended = yield proc {
-        results, report = IO.pipe
-        pids = locks.flat_map do |path|
-          Array.new(workers) do
-            Kit.fork do
-              # Opened by each worker: flock excludes other open file descriptions, not an inherited one.
-              File.open(path, File::RDWR) do |lock|
-                waited = 0
-                iterations.times do
-                  unless lock.flock(File::LOCK_EX | File::LOCK_NB)
-                    waited += 1
-                    lock.flock(File::LOCK_EX)
-                  end
-                  counter = lock.pread(8, 0).unpack1("Q<")
-                  lock.pwrite([counter + capture_size].pack("Q<"), 0)
-                  lock.flock(File::LOCK_UN)
-                end
-                report.write([waited].pack("Q<"))
-              end
-            end
-          end
+        FlockWorkers.run(locks, workers, iterations, File::RDWR) do |lock|
+          counter = lock.pread(8, 0).unpack1("Q<")
+          lock.pwrite([counter + capture_size].pack("Q<"), 0)
         end
-        report.close
-        waited = results.read.unpack("Q<*").sum # EOF once every worker has exited
-        results.close
-        Kit.wait(pids)
-        waited
       }
       sum = locks.sum { |path| File.binread(path).unpack1("Q<") }
       locks.each { |path| File.delete(path) }

@@ -1,3 +1,5 @@
+require_relative "flock_workers"
+
 module Workloads
   # Per group one lock, one file and the file's end, shared by its units;
   # each of `workers` units, `iterations` times: lock, read the end, pwrite
@@ -40,37 +42,12 @@ module Workloads
       { bytes: total(paths) }
     end
 
-    # The lock is an flock on the group's file, and the end is the file's
-    # size, read under it (fstat). Each worker reports its contended count
-    # through a pipe.
+    # The lock is an flock on the group's file (flock_workers.rb), and the
+    # end is the file's size, read under it (fstat).
     def self.process(groups:, workers:, iterations:, size:)
       paths, block = create(groups), "x" * size
       contended = yield proc {
-        results, report = IO.pipe
-        pids = paths.flat_map do |path|
-          Array.new(workers) do
-            Kit.fork do
-              # Opened by each worker: flock excludes other open file descriptions, not an inherited one.
-              File.open(path, File::WRONLY) do |file|
-                waited = 0
-                iterations.times do
-                  unless file.flock(File::LOCK_EX | File::LOCK_NB)
-                    waited += 1
-                    file.flock(File::LOCK_EX)
-                  end
-                  file.pwrite(block, file.size)
-                  file.flock(File::LOCK_UN)
-                end
-                report.write([waited].pack("Q<"))
-              end
-            end
-          end
-        end
-        report.close
-        waited = results.read.unpack("Q<*").sum # EOF once every worker has exited
-        results.close
-        Kit.wait(pids)
-        waited
+        FlockWorkers.run(paths, workers, iterations, File::WRONLY) { |file| file.pwrite(block, file.size) }
       }
       Kit.evidence(contended: contended)
       { bytes: total(paths) }
