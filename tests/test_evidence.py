@@ -60,3 +60,12 @@ def test_the_terminal_shows_live_units_the_evidence_marks_and_notes():
 def test_shares_read_as_plain_percentages():
     assert [aggregate.percent(s) for s in (0.372, 0.042, 0.00045, 5e-7, 0, 1)] == [
         "37%", "4.2%", "0.045%", "0.000050%", "0%", "100%"]
+
+
+def test_runs_stored_before_the_spec_declared_evidence_show_none():
+    old = _cell("thread", [1, 1])
+    old = TrialRecord(old.cell, 0, Status.OK, "", {}, wall_ns=10**9, maxrss_kb=1000,
+                      samples=tuple(Sample(False, 1_000_000, 1, 1, 40, {"sum": 47_760_000}) for _ in range(2)))
+    table = _table(old)
+    assert table.observed(table.rows[0]) == () and table.marks(table.rows[0]) == ()
+    assert "no verified trial" not in terminal.render(table)[2].plain

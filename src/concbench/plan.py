@@ -1,7 +1,7 @@
 """From what a command asks for to the cells to run, the cells that cannot
 run (each with its reason) and the order of the trials."""
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from .errors import UserError
 from .records import CellKey, Note, Skipped
@@ -75,7 +75,7 @@ class Plan:
     cells: list[Cell]
     skipped: list[Skipped]
     settings: Settings
-    notes: list[Note] = ()
+    notes: list[Note] = field(default_factory=list)
 
     def settings_for(self, cell: Cell) -> Settings:
         """The plan's settings, but one timed run and no warm-up for a workload

@@ -168,10 +168,14 @@ class Table:
         params = dict(cell.key.params)
         found = []
         for name, evidence in self.spec.evidence.items():
-            counts = [s.evidence.get(name) for s in runs]
-            count = None if None in counts else sum(counts)
-            of = sum(self.spec.evidence_of(params, s.ops)[name] for s in runs)
-            found.append(Observed(name, count, of, evidence.share, evidence.mark))
+            if any(name not in s.evidence for s in runs):
+                continue   # stored before the spec declared it
+            try:
+                of = sum(self.spec.evidence_of(params, s.ops)[name] for s in runs)
+            except (KeyError, ArithmeticError):
+                continue   # the spec changed since: its events cannot be counted for these parameters
+            counts = [s.evidence[name] for s in runs]
+            found.append(Observed(name, None if None in counts else sum(counts), of, evidence.share, evidence.mark))
         return tuple(found)
 
     def marks(self, cell: CellResult) -> tuple[Mark, ...]:
@@ -249,7 +253,7 @@ def count_text(n: int) -> str:
 
 
 def tables(trials: list[TrialRecord], skipped: list[Skipped], specs: dict[str, Workload],
-           notes: list[Note] = (), floors: dict[str, int | None] = {}) -> list[Table]:
+           notes: list[Note] | None = None, floors: dict[str, int | None] | None = None) -> list[Table]:
     """Tables in the order their trials were planned; the baseline row first."""
     cells: dict[CellKey, list[TrialRecord]] = {}
     for t in trials:
@@ -277,8 +281,8 @@ def tables(trials: list[TrialRecord], skipped: list[Skipped], specs: dict[str, W
         result.append(Table(workload, spec.title if spec else workload, params, tuple(ordered),
                             tuple(s for s in skipped if s.workload == workload and s.params in ("", params)),
                             baseline, rate_format, spec.work if spec else None, delay, spec,
-                            tuple(n for n in notes if n.workload == workload and n.row in row_names),
-                            tuple((r, floors.get(r)) for r in runtimes if r in floors)))
+                            tuple(n for n in notes or () if n.workload == workload and n.row in row_names),
+                            tuple((r, floors[r]) for r in runtimes if r in (floors or {}))))
     return result
 
 
