@@ -1,4 +1,4 @@
-require_relative "flock_workers"
+require_relative "locks"
 
 module Workloads
   # Per group one lock and one counter; each of `workers` units, `iterations`
@@ -38,14 +38,14 @@ module Workloads
     end
 
     # Processes share no memory: a group's lock is an flock on its lock file
-    # (flock_workers.rb), which holds the counter (8 bytes, pread and
+    # (locks.rb), which holds the counter (8 bytes, pread and
     # pwritten under the lock). The files are made before the timing, and the
     # counters read after.
     def self.process(groups:, workers:, iterations:)
       locks = Array.new(groups) { |i| File.join(Kit.scratch, "mutex-cpu-#{i}.lock") }
       locks.each { |path| File.binwrite(path, [0].pack("Q<")) }
       contended = yield proc {
-        FlockWorkers.run(locks, workers, iterations, File::RDWR) do |lock|
+        Locks.flock_workers(locks, workers, iterations, File::RDWR) do |lock|
           counter = lock.pread(8, 0).unpack1("Q<")
           lock.pwrite([counter + capture_size].pack("Q<"), 0)
         end
@@ -61,15 +61,9 @@ module Workloads
       mutex = group.mutex
       waited = 0
       iterations.times do
-        unless mutex.try_lock
-          waited += 1
-          mutex.lock
-        end
-        begin
+        waited += Locks.hold(mutex) do
           counter = group.counter
           group.counter = counter + capture_size
-        ensure
-          mutex.unlock
         end
       end
       waited

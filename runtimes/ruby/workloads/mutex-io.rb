@@ -1,4 +1,4 @@
-require_relative "flock_workers"
+require_relative "locks"
 
 module Workloads
   # Per group one lock, one file and the file's end, shared by its units;
@@ -42,12 +42,12 @@ module Workloads
       { bytes: total(paths) }
     end
 
-    # The lock is an flock on the group's file (flock_workers.rb), and the
+    # The lock is an flock on the group's file (locks.rb), and the
     # end is the file's size, read under it (fstat).
     def self.process(groups:, workers:, iterations:, size:)
       paths, block = create(groups), "x" * size
       contended = yield proc {
-        FlockWorkers.run(paths, workers, iterations, File::WRONLY) { |file| file.pwrite(block, file.size) }
+        Locks.flock_workers(paths, workers, iterations, File::WRONLY) { |file| file.pwrite(block, file.size) }
       }
       Kit.evidence(contended: contended)
       { bytes: total(paths) }
@@ -58,16 +58,10 @@ module Workloads
       mutex, file, size = group.mutex, group.file, block.bytesize
       waited = 0
       iterations.times do
-        unless mutex.try_lock
-          waited += 1
-          mutex.lock
-        end
-        begin
+        waited += Locks.hold(mutex) do
           at = group.end
           file.pwrite(block, at)
           group.end = at + size
-        ensure
-          mutex.unlock
         end
       end
       waited
