@@ -1,18 +1,23 @@
 """The fingerprint stored with every run, and how reports show it."""
 
-from concbench import environment
+from concbench import environment, limits
 
 
-def test_the_fingerprint_reads_this_machine():
-    env = environment.fingerprint([])
+def test_the_fingerprint_reads_this_machine_and_the_trials_limits():
+    env = environment.fingerprint([], limits.Limits(memory_bytes=3 << 30, tasks=100))
     assert env["cores"] >= 1 and env["memory_kb"] > 0 and len(env["load"]) == 3
     assert env["kernel"] and env["cpu"]
     assert {"governor", "cpu_mhz", "concbench", "runtimes", "libraries"} <= set(env)
+    assert env["limits"].startswith("memory 3072 MiB (")
+    assert env["limits"].endswith("per trial") and ", 100 processes and threads (" in env["limits"]
+    assert environment.fingerprint([], limits.Limits(None, None))["limits"] == \
+        "no memory cap, no process cap per trial"
 
 
 ENV = {"cpu": "AMD EPYC", "cores": 2, "memory_kb": 24 * 1024 ** 2, "kernel": "6.1", "load": [0.1, 0.2, 0.3],
        "governor": "performance", "cpu_mhz": 2400, "python": "3.11.7", "concbench": "abc1234",
-       "runtimes": {"ruby": "3.1.7", "haskell": "9.0.2"}, "libraries": {"ruby/fiber": "async 1.30.3"}}
+       "runtimes": {"ruby": "3.1.7", "haskell": "9.0.2"}, "libraries": {"ruby/fiber": "async 1.30.3"},
+       "limits": "memory 12032 MiB (cgroup v1), 16384 processes and threads (cgroup v1) per trial"}
 
 
 def test_a_report_shows_versions_with_the_flags_the_trials_reported():
@@ -25,6 +30,7 @@ def test_a_report_shows_versions_with_the_flags_the_trials_reported():
     assert lines["haskell"] == "9.0.2"          # no trial of it: no flags known
     assert lines["ruby/fiber"] == "async 1.30.3"
     assert lines["concbench"] == "abc1234"
+    assert lines["limits"].startswith("memory 12032 MiB")
 
 
 def test_differences_name_what_changed_but_not_the_load():

@@ -26,3 +26,15 @@ def test_names_are_reported():
 def test_anything_but_integer_arithmetic_is_refused(source):
     with pytest.raises(expr.ExpressionError):
         expr.evaluate(source, {"a": 1})
+
+
+@pytest.mark.parametrize("source, values", [
+    ("ops // (ops - 10)", {"ops": 10}),
+    ("2 ** ops", {"ops": 2**62}),   # refused before it is computed, which would never end
+    ("2 ** -1", {}),
+    ("lcg_first_above(3, 0, 10, 100)", {}),
+])
+def test_an_expression_without_an_integer_value_is_uncomputable(source, values):
+    from concbench.workloads import FUNCTIONS
+    with pytest.raises(expr.Uncomputable):
+        expr.evaluate(source, values, FUNCTIONS)

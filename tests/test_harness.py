@@ -31,9 +31,10 @@ def test_every_failure_is_classified_stored_and_the_run_goes_on(fake_env):
     for r in records(fake_env):
         statuses.setdefault(r["mechanism"], set()).add(r["status"])
     assert statuses == {
-        "honest": {"ok"}, "paced": {"ok"}, "slow": {"ok"}, "forker": {"ok"}, "liar": {"invalid"},
+        "honest": {"ok"}, "paced": {"ok"}, "slow": {"ok"}, "forker": {"stray"}, "escaper": {"stray"},
+        "hog": {"ok"}, "reserve": {"ok"}, "forks": {"ok"}, "liar": {"invalid"},
         "hang": {"timeout"}, "crash": {"crash"}, "exit": {"exit"}, "garbage": {"garbage"},
-        "silent": {"garbage"}, "refuse": {"error"},
+        "silent": {"garbage"}, "says": {"garbage"}, "refuse": {"error"},
     }
     assert "fake/inexpressible  n/a: this mechanism has no triangles" in done.stdout
     assert "fake/absent         unavailable: fake/absent is unusable (apt-get install nothing-real)" in done.stdout
@@ -244,17 +245,21 @@ def _stored(db):
 def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
     old = tmp_path / "v1.db"
     with sqlite3.connect(old) as connection:
-        schema = (store.SCHEMA  # without the columns and tables schemas 2, 3 and 4 added
+        schema = (store.SCHEMA  # without the columns and tables schemas 2 to 5 added
                   .replace("    ops INTEGER,                    -- rate workloads: operations the kit counted\n", "")
                   .replace(",\n    params TEXT NOT NULL DEFAULT ''  -- the parameter set it was planned with; '' for every set", "")
                   .replace("    peak_live INTEGER,              -- most units alive at once\n", "")
                   .replace("    evidence TEXT NOT NULL DEFAULT '{}',  -- JSON: the spec's [evidence] counts\n", "")
                   .replace("    voluntary_switches INTEGER, involuntary_switches INTEGER,   -- wait4's context switches\n", "")
+                  .replace("    strays INTEGER,                 -- processes left running when it exited, killed; NULL: unknown\n", "")
                   .replace(store.SCHEMA_4_TABLES, ""))
         assert "ops INTEGER" not in schema and "params TEXT NOT NULL DEFAULT" not in schema
         assert "peak_live" not in schema and "switches" not in schema and "floors" not in schema
+        assert "strays" not in schema
         connection.executescript(schema + "PRAGMA user_version = 1;")
         connection.execute("INSERT INTO runs VALUES (1, 'then', 'then', 'complete', '{\"profile\": \"smoke\"}', '{}')")
     done = concbench("run", "-w", "ticks", "-m", "honest", "--profile", "smoke", "--db", old, env=fake_env)
     assert done.returncode == 0, done.stderr
     assert [r["runs"][0]["ops"] for r in records({**fake_env, "CONCBENCH_DB": str(old)})] == [30]
+    older = store.Store(old, create=False).run(1).request   # it ran without caps on a trial
+    assert older == {"profile": "smoke", "memory_limit": 0, "process_limit": 0}

@@ -1,10 +1,16 @@
 import os
+import subprocess
 import sys
 import time
+from pathlib import Path
+from unittest import mock
 
-from concbench import trial
+import pytest
+
+from concbench import leftovers, limits, trial
 
 PY = sys.executable
+FAKE = Path(__file__).parent / "fixtures" / "runtimes" / "fake"
 
 
 def test_request_in_answer_out():
@@ -76,3 +82,122 @@ def test_peak_memory_is_the_trials_own_not_the_harness():
 def test_a_crash_is_reported_with_its_signal():
     done = trial.run([PY, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"], {}, 10)
     assert done.signal == 11 and done.exit_code is None and done.maxrss_kb > 0
+
+
+def _pids_when_written(path, count, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and len(path.read_text().split()) >= count:
+            return [int(p) for p in path.read_text().split()[:count]]
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never had {count} pids")
+
+
+# Starts a child that leaves the process group and session (setsid) and a
+# grandchild of its own, writes the three pids, then does what TAIL says.
+ESCAPE = ("import json, os, sys, time; path = json.load(sys.stdin)['pids']\n"
+          "if os.fork() == 0:\n"
+          "    os.setsid()\n"
+          "    if os.fork() == 0:\n"
+          "        time.sleep(3600)\n"
+          "    open(path + '.tmp', 'w').write(f'{os.getppid()} {os.getpid()} '); time.sleep(3600)\n"
+          "while not os.path.exists(path + '.tmp'): time.sleep(0.01)\n"
+          "os.rename(path + '.tmp', path)\n")
+
+
+def test_what_leaves_the_process_group_is_killed_with_the_trial_and_counted(tmp_path):
+    pids = tmp_path / "pids"
+    done = trial.run([PY, "-c", ESCAPE + "print('answered')"], {"pids": str(pids)}, timeout=20)
+    assert done.exit_code == 0 and not done.timed_out and done.stdout == b"answered\n"
+    assert done.strays == 2   # the child in its own session and its grandchild
+    assert all(_dead(pid) for pid in _pids_when_written(pids, 2)), "a process outlived its trial"
+
+
+def test_an_honest_trial_leaves_no_strays():
+    done = trial.run([PY, "-c", "import os; pid = os.fork()\nif pid: os.waitpid(pid, 0)"], {}, timeout=20)
+    assert done.exit_code == 0 and done.strays == 0
+
+
+def test_the_trial_and_all_it_started_die_with_the_harness(tmp_path):
+    """SIGKILL of the harness mid-trial: the spawner cleans up as it dies; the
+    scratch directory it could not remove goes at the next clean-up."""
+    pids, scratch = tmp_path / "pids", tmp_path / "scratch"
+    hang = ESCAPE.replace("path = json.load(sys.stdin)['pids']",
+                          f"request = json.load(sys.stdin); path = request['pids']; "
+                          f"open({str(scratch)!r}, 'w').write(request['scratch'])") + "time.sleep(3600)"
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    harness = subprocess.Popen([PY, "-c", "import sys; from concbench import trial; "
+                                f"trial.run([sys.executable, '-c', {hang!r}], {{'pids': {str(pids)!r}}}, 60)"],
+                               env={**os.environ, "TMPDIR": str(temporary)})
+    try:
+        left = _pids_when_written(pids, 2)
+    finally:
+        harness.kill()
+        harness.wait()
+    assert all(_dead(pid) for pid in left), "a trial's process outlived its harness"
+    assert os.path.isdir(scratch.read_text())
+    with mock.patch("tempfile.gettempdir", return_value=str(temporary)):
+        assert "1 scratch directory" in leftovers.clean()
+    assert not os.path.exists(scratch.read_text())
+
+
+def test_what_a_dead_harness_left_is_found_by_its_mark_and_removed(tmp_path):
+    dead = "1.0"   # pid 1 did not start at tick 0
+    stray = subprocess.Popen(["sleep", "60"], env={**os.environ, leftovers.VARIABLE: dead})
+    for _ in range(5000):   # Popen returns before exec has set up the new environment
+        if leftovers.VARIABLE.encode() in Path(f"/proc/{stray.pid}/environ").read_bytes():
+            break
+        time.sleep(0.001)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    (scratch / f"{leftovers.SCRATCH_PREFIX}{dead}-abc").mkdir()
+    mine = scratch / f"{leftovers.SCRATCH_PREFIX}{leftovers.mark()}-abc"
+    mine.mkdir()
+    try:
+        with mock.patch("tempfile.gettempdir", return_value=str(scratch)):
+            cleaned = leftovers.clean()
+        assert stray.wait(timeout=10) == -9
+        assert "1 process" in cleaned and "1 scratch directory" in cleaned
+        assert mine.exists() and not (scratch / f"{leftovers.SCRATCH_PREFIX}{dead}-abc").exists()
+    finally:
+        stray.kill()
+
+
+needs_cgroups = pytest.mark.skipif(any(isinstance(c, str) for c in limits.controllers().values()),
+                                   reason=f"no writable cgroups here: {limits.controllers()}")
+CAPS = limits.Limits(memory_bytes=300 << 20, tasks=32)
+
+
+@needs_cgroups
+def test_a_runaway_is_stopped_at_the_memory_cap_and_says_so():
+    code = "x = bytearray(600 << 20); x[::4096] = b'y' * len(x[::4096]); print('survived')"
+    done = trial.run([PY, "-c", code], {}, timeout=60, caps=CAPS)
+    assert done.signal == 9 and b"survived" not in done.stdout
+    assert done.limit_hit == "the kernel stopped it at the memory cap of 300 MiB (an OOM kill in its cgroup)"
+
+
+@needs_cgroups
+def test_a_go_like_reservation_of_64_gib_runs_under_a_300_mib_cap():
+    """What RLIMIT_AS would refuse: address space reserved, a little of it used."""
+    done = trial.run([PY, str(FAKE / "kit.py")],
+                     {"workload": "triangle", "kind": "fixed", "mechanism": "reserve", "params": {"n": 3},
+                      "warmup": 0, "runs": 1}, timeout=60, caps=CAPS)
+    assert done.exit_code == 0 and done.limit_hit == "", done.stderr
+    assert 100_000 < done.maxrss_kb < 300_000
+
+
+@needs_cgroups
+def test_a_fork_past_the_process_cap_is_refused_and_says_so():
+    code = "import os, time\nfor _ in range(100):\n    if os.fork() == 0: time.sleep(30)"
+    done = trial.run([PY, "-c", code], {}, timeout=60, caps=CAPS)
+    assert done.exit_code == 1 and "Resource temporarily unavailable" in done.stderr
+    assert done.limit_hit == "a fork or thread was refused at the cap of 32 processes and threads"
+    assert done.strays == 30   # the cap, less the spawner and the trial
+
+
+@needs_cgroups
+def test_a_trials_cgroups_are_removed_after_it():
+    trial.run([PY, "-c", "pass"], {}, timeout=20, caps=CAPS)
+    for c in limits.controllers().values():
+        assert not list(c.parent.glob(f"{leftovers.SCRATCH_PREFIX}{leftovers.mark()}-*"))

@@ -5,31 +5,37 @@ import json
 import signal
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import click
 from rich.console import Console
 from rich.text import Text
 
-from . import environment, paths, runtimes, setup as system, workloads
+from . import environment, leftovers, limits, options, paths, runtimes, setup as system, workloads
+from .display import printable
 from .errors import UserError
-from .plan import PROFILE_SETTINGS, Selection, make_plan
+from .plan import BOUNDS, PROFILE_SETTINGS, Plan, Selection, choose, make_plan
 from .progress import ProgressDisplay
 from .report import comparison, document, export, html, markdown, records, terminal
 from .report.history import CellFilter, histories
 from .runner import execute
 from .store import Store
 
-console = Console(highlight=False, soft_wrap=True)
+# Nothing printed is read as markup: names, docs, versions and paths come from
+# manifests, runtimes and users, and a '[/]' in one would crash rich. Styles are
+# given as style= or in a Text; untrusted text goes through printable.
+console = Console(markup=False, highlight=False, soft_wrap=True)
+
 
 DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
                          help="SQLite database (default: results/concbench.db in the project, "
                               "or $CONCBENCH_DB).")
 
-WORKLOAD_OPTION = click.option("-w", "--workload", "workload", multiple=True, metavar="ID",
+WORKLOAD_OPTION = click.option("-w", "--workload", "workload", multiple=True, metavar="ID", callback=options.names,
                                help="Only these workloads (repeat or comma-separate). Default: all.")
-MECHANISM_OPTION = click.option("-m", "--mechanism", "mechanism", multiple=True, metavar="NAME",
+MECHANISM_OPTION = click.option("-m", "--mechanism", "mechanism", multiple=True, metavar="NAME", callback=options.names,
                                 help="Only these mechanisms: 'thread' or 'ruby/thread'. Default: all.")
-THRESHOLD_OPTION = click.option("--threshold", type=click.FloatRange(min=0), default=5.0, show_default=True,
+THRESHOLD_OPTION = click.option("--threshold", type=options.Finite(min=0), default=5.0, show_default=True,
                                 metavar="PCT", help="The smallest change in time worth calling, in percent.")
 
 
@@ -42,35 +48,36 @@ def cli():
     Start with `concbench doctor`, then `concbench run`."""
 
 
-def _split(values: tuple[str, ...]) -> tuple[str, ...]:
-    """-w pipe -w queue and -w pipe,queue both work."""
-    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
-
-
 @cli.command()
 @WORKLOAD_OPTION
-@click.option("-r", "--runtime", "runtime", multiple=True, metavar="NAME",
+@click.option("-r", "--runtime", "runtime", multiple=True, metavar="NAME", callback=options.names,
               help="Only these runtimes, e.g. ruby, c. Default: all.")
 @MECHANISM_OPTION
 @click.option("--profile", type=click.Choice(list(PROFILE_SETTINGS)), default="quick",
               show_default=True,
               help="Parameter set: smoke (seconds, the tests), quick, standard (the seeds' "
                    "own parameters), full (standard plus the scaling sweeps).")
-@click.option("-p", "--param", "param", multiple=True, metavar="NAME=VALUE[,VALUE...]",
+@click.option("-p", "--param", "param", multiple=True, metavar="NAME=VALUE[,VALUE...]", callback=options.overrides,
               help="Override a parameter; several values make a sweep.")
-@click.option("-o", "--option", "option", multiple=True, metavar="NAME",
+@click.option("-o", "--option", "option", multiple=True, metavar="NAME", callback=options.names,
               help="Turn on a runtime option, e.g. yjit; recorded with every result.")
-@click.option("--trials", type=click.IntRange(min=1), help="Fresh processes per cell.")
-@click.option("--warmup", type=click.IntRange(min=0), help="Warm-up runs in each process.")
-@click.option("--runs", type=click.IntRange(min=1), help="Timed runs in each process.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Kill a trial's process group after this long.")
+@click.option("--trials", type=click.IntRange(*BOUNDS["trials"]), help="Fresh processes per cell.")
+@click.option("--warmup", type=click.IntRange(*BOUNDS["warmup"]), help="Warm-up runs in each process.")
+@click.option("--runs", type=click.IntRange(*BOUNDS["runs"]), help="Timed runs in each process.")
+@click.option("--timeout", type=options.Finite(*BOUNDS["timeout"]), metavar="SECONDS",
+              help="Kill a trial, and everything it started, after this long.")
+@click.option("--memory-limit", type=options.MEMORY_LIMIT, metavar="SIZE|off",
+              help="Cap each trial's memory (resident and cached pages, by cgroup; e.g. 2G): the kernel "
+                   "stops a trial that needs more, and it is marked LIMIT. Default: half the machine's memory.")
+@click.option("--process-limit", type=options.PROCESS_LIMIT, metavar="N|off",
+              help=f"Cap the processes and threads each trial has at once (by cgroup); a fork past it "
+                   f"fails, and the trial is marked LIMIT. Default: {limits.DEFAULT_TASKS}.")
 @click.option("--resume", is_flag=False, flag_value="latest", default=None, metavar="[RUN]",
               help="Continue an interrupted run (the latest, or RUN) without repeating "
                    "finished trials.")
 @DB_OPTION
 def run(workload, runtime, mechanism, profile, param, option, trials, warmup, runs, timeout,
-        resume, db):
+        memory_limit, process_limit, resume, db):
     """Run workloads on mechanisms, verify and store every trial, print tables.
 
     Each trial is a fresh process; every finished trial is stored at once, so
@@ -78,45 +85,51 @@ def run(workload, runtime, mechanism, profile, param, option, trials, warmup, ru
     or did not verify."""
     store = Store(db or paths.default_db())
     store.hold_for_run()
-    if resume:
-        given = (workload, runtime, mechanism, param, option)
-        if any(given) or any(v is not None for v in (trials, warmup, runs, timeout)):
-            raise UserError("--resume continues a run with its own selection: give no other options")
-        run_info = _resumable(store, resume)
-        selection, run_id = Selection.from_json(run_info.request), run_info.id
-    else:
-        selection = Selection(
-            profile=profile, workloads=_split(workload), runtimes=_split(runtime),
-            mechanisms=_split(mechanism),
-            params=tuple((n, tuple(v)) for n, v in map(workloads.parse_override, param)),
-            options=_split(option), trials=trials, warmup=warmup, runs=runs, timeout=timeout)
-        run_id = None
-    specs, found = workloads.load_all(), runtimes.load_all()
-    chosen = [r for name, r in found.items() if not selection.runtimes or name in selection.runtimes]
-    for rt in chosen:
+    asked = dict(workloads=workload, runtimes=runtime, mechanisms=mechanism, params=param, options=option,
+                 trials=trials, warmup=warmup, runs=runs, timeout=timeout, memory_limit=memory_limit,
+                 process_limit=process_limit)
+    run_id, selection = _resumed(store, resume, asked) if resume else (None, Selection(
+        profile=profile, **{name: value for name, value in asked.items() if value is not None}))
+    choice = choose(selection, workloads.load_all(), runtimes.load_all())  # bad input fails before any build
+    _clean_leftovers()
+    for rt in choice.runtimes:
         rt.build()
-    plan = make_plan(selection, specs, found)
+    plan = make_plan(choice)
     if not plan.cells:
         for line in dict.fromkeys(f"{s.workload} {s.row}: {s.kind}: {s.reason}" for s in plan.skipped):
-            console.print(line)
+            console.print(printable(line))
         raise UserError("nothing to run: every selected cell is n/a or unavailable")
     if run_id is None:
-        run_id = store.begin_run(selection.to_json(), environment.fingerprint(chosen))
+        run_id = store.begin_run(selection.to_json(), environment.fingerprint(choice.runtimes, selection.caps))
     else:
         store.set_state(run_id, "running")
     store.add_skipped(run_id, plan.skipped)  # a resumed run's, as the manifests say now
     store.add_notes(run_id, plan.notes)
-    todo = plan.trials(store.finished_trials(run_id))
+    to_go = plan.trials_to_go(store.finished_trials(run_id))
+    console.print(printable(f"run {run_id}: {_extent(plan, selection.profile)}, {to_go} trials to go; "
+                            f"{len(plan.skipped)} cells n/a or unavailable; stored in {store.path}"))
+    return _execute(plan, store, run_id, to_go)
+
+
+def _clean_leftovers() -> None:
+    """What a harness killed mid-trial left would run beside this run's trials."""
+    found = leftovers.clean()
+    if found:
+        console.print(f"cleaned up after a concbench that died mid-trial: {', '.join(found)}")
+
+
+def _extent(plan: Plan, profile: str) -> str:
     s = plan.settings
     single = sorted({c.workload.id for c in plan.cells if c.workload.one_run_per_process})
     exception = f"; one run for {', '.join(single)}, whose peak memory is one run's" if single else ""
-    console.print(f"run {run_id}: {len(plan.cells)} cells x {s.trials} trials "
-                  f"({s.warmup} warm-up + {s.runs} timed runs each{exception}), {selection.profile} profile, "
-                  f"{len(todo)} trials to go; {len(plan.skipped)} cells n/a or unavailable; "
-                  f"stored in {store.path}")
+    return (f"{len(plan.cells)} cells x {s.trials} trials ({s.warmup} warm-up + {s.runs} timed runs "
+            f"each{exception}), {profile} profile")
+
+
+def _execute(plan: Plan, store: Store, run_id: int, to_go: int) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     try:
-        with ProgressDisplay(console, total=len(todo)) as display:
+        with ProgressDisplay(console, total=to_go) as display:
             execute(plan, store, run_id, display)
     except KeyboardInterrupt:
         store.set_state(run_id, "interrupted")
@@ -130,6 +143,13 @@ def run(workload, runtime, mechanism, profile, param, option, trials, warmup, ru
 
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
+
+
+def _resumed(store: Store, which: str, asked: dict) -> tuple[int, Selection]:
+    if any(value not in (None, (), {}) for value in asked.values()):
+        raise UserError("--resume continues a run with its own selection: give no other options")
+    info = _resumable(store, which)
+    return info.id, Selection.from_json(info.request)
 
 
 def _resumable(store: Store, which: str):
@@ -154,7 +174,7 @@ def _resumable(store: Store, which: str):
 @DB_OPTION
 def show(run_id, as_json, db):
     """Print a stored run again (the latest by default)."""
-    store = Store(db or paths.default_db())
+    store = _existing(db)
     if as_json:
         run_info = store.run(run_id)
         for t in store.trials(run_info.id):
@@ -172,12 +192,18 @@ def _show(store: Store, run_id: int) -> int:
             console.print(line)
     console.print()
     for line in report.diagnosis:
-        console.print(line, markup=False)
+        console.print(printable(line))
     console.print()
     console.print(terminal.LEGEND, style="dim")
     if report.failed:
-        console.print(f"[bold red]{len(report.failed)} of {len(report.trials)} trials failed or did not verify[/]")
+        console.print(f"{len(report.failed)} of {len(report.trials)} trials failed or did not verify",
+                      style="bold red")
     return 1 if report.failed else 0
+
+
+def _existing(db: Path | None) -> Store:
+    """The database of a command that only reads it: never made by it."""
+    return Store(db or paths.default_db(), create=False)
 
 
 REPORT_FORMATS = {"html": html.render, "md": markdown.render, "csv": export.csv_text, "json": export.json_text}
@@ -195,7 +221,7 @@ REPORT_FORMATS = {"html": html.render, "md": markdown.render, "csv": export.csv_
 @DB_OPTION
 def report(run_id, format_, output, db):
     """Write a report of a stored run (the latest by default)."""
-    store = Store(db or paths.default_db())
+    store = _existing(db)
     found = document.build(store, run_id)
     text = REPORT_FORMATS[format_](found)
     if output is None and format_ == "html":
@@ -205,14 +231,13 @@ def report(run_id, format_, output, db):
         return 0
     partial = output.with_name(output.name + ".partial")  # a full disk must not leave half a report
     try:
-        output.parent.mkdir(parents=True, exist_ok=True)
         partial.write_text(text)
         partial.replace(output)
     except OSError as e:
         with contextlib.suppress(OSError):
             partial.unlink()
         raise UserError(f"cannot write {output}: {e.strerror or e}") from None
-    console.print(f"report of run {found.run.id}: {output}")
+    console.print(printable(f"report of run {found.run.id}: {output}"))
     return 0
 
 
@@ -220,7 +245,7 @@ def report(run_id, format_, output, db):
 @click.argument("before", type=int, metavar="RUN_A")
 @click.argument("after", type=int, metavar="RUN_B")
 @THRESHOLD_OPTION
-@click.option("--fail-on-regression", type=click.FloatRange(min=0), metavar="PCT",
+@click.option("--fail-on-regression", type=options.Finite(min=0), metavar="PCT",
               help="Exit 1 if a cell is called slower by PCT percent or more (for CI); "
                    "lowers --threshold to PCT if that is lower.")
 @DB_OPTION
@@ -231,7 +256,7 @@ def compare(before, after, threshold, fail_on_regression, db):
     runs of the verified trials gives p < 0.05 and the medians differ by at
     least --threshold. With 3 runs a side no test can reach p < 0.05: give
     the runs more trials or runs (e.g. --trials 5)."""
-    store = Store(db or paths.default_db())
+    store = _existing(db)
     runs = store.run(before), store.run(after)
     specs = document.load_specs()
     if fail_on_regression is not None:  # a regression that is not called cannot fail
@@ -241,7 +266,7 @@ def compare(before, after, threshold, fail_on_regression, db):
     for label, run_info in zip(("before", "after"), runs):
         console.print(Text(f"{label}: ") + terminal.run_header(run_info))
     for difference in environment.differences(runs[0].environment, runs[1].environment):
-        console.print(f"[yellow]differs:[/] {difference}", markup=True)
+        console.print(Text.assemble(("differs:", "yellow"), printable(f" {difference}")))
     for line in terminal.render_changes(found):
         console.print(line)
     console.print()
@@ -251,15 +276,15 @@ def compare(before, after, threshold, fail_on_regression, db):
     regressions = [c for c in found if c.verdict == comparison.Verdict.SLOWER
                    and c.slowdown * 100 >= fail_on_regression]
     for c in regressions:
-        console.print(f"[bold red]regression[/] {c.table.workload} {c.table.params} {c.row}: "
-                      f"{c.slowdown:.1%} more time", markup=True)
+        console.print(Text.assemble(("regression", "bold red"), printable(
+            f" {c.table.workload} {c.table.params} {c.row}: {c.slowdown:.1%} more time")))
     return 1 if regressions else 0
 
 
 @cli.command()
 @WORKLOAD_OPTION
 @MECHANISM_OPTION
-@click.option("-p", "--param", "param", multiple=True, metavar="NAME=VALUE[,VALUE...]",
+@click.option("-p", "--param", "param", multiple=True, metavar="NAME=VALUE[,VALUE...]", callback=options.overrides,
               help="Only cells with this parameter value, as the titles print it.")
 @THRESHOLD_OPTION
 @click.option("--last", type=click.IntRange(min=1), metavar="N",
@@ -273,9 +298,8 @@ def history(workload, mechanism, param, threshold, last, steps_only, db):
     Each run is tested against the previous run with the cell, as compare
     tests two runs (p < 0.05 and --threshold), and the first against the
     last, for a drift of steps too small to call one by one."""
-    wanted = CellFilter(_split(workload), _split(mechanism),
-                        tuple((n, tuple(v)) for n, v in map(workloads.parse_override, param)))
-    found = histories(Store(db or paths.default_db()), document.load_specs(), threshold / 100, wanted, last)
+    wanted = CellFilter(workload, mechanism, tuple(param.items()))
+    found = histories(_existing(db), document.load_specs(), threshold / 100, wanted, last)
     for cell_history in found:
         if cell_history.moved or not steps_only:
             console.print()
@@ -291,21 +315,38 @@ def history(workload, mechanism, param, threshold, last, steps_only, db):
 def list_():
     """Workloads, runtimes, mechanisms, and every n/a cell with its reason."""
     specs, found = workloads.load_all(), runtimes.load_all()
-    console.print("[bold]Workloads[/]  (concbench run -w ID; parameters at the quick profile)")
+    console.print(_heading("Workloads", "concbench run -w ID; parameters at the quick profile"))
     for spec in specs.values():
         quick = " ".join(f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"
                          for k, v in spec.profiles["quick"].items())
-        console.print(f"  {spec.id:<15} {spec.title}: {quick}  [dim]({spec.origin})[/]", markup=True)
-    console.print("\n[bold]Runtimes and mechanisms[/]  (concbench run -r NAME -m NAME)")
+        console.print(Text.assemble(printable(f"  {spec.id:<15} {spec.title}: {quick}  "),
+                                    (printable(f"({spec.origin})"), "dim")))
+    console.print()
+    console.print(_heading("Runtimes and mechanisms", "concbench run -r NAME -m NAME"))
     for rt in found.values():
-        console.print(f"  {rt.name:<12} {rt.manifest.summary}")
-        for name, mech in rt.manifest.mechanisms.items():
-            console.print(f"    {rt.name + '/' + name:<18} {mech.doc}")
-        for name, option in rt.manifest.options.items():
-            console.print(f"    option {name:<11} {option.doc}  (-o {name})")
-        for name, why in rt.manifest.absent.items():
-            console.print(f"    {rt.name + '/' + name:<18} absent: {why}")
-    console.print("\n[bold]Cells that do not run[/]")
+        for line in _runtime_lines(rt):
+            console.print(printable(line))
+    console.print()
+    console.print(_heading("Cells that do not run"))
+    for line in _na_lines(specs, found):
+        console.print(printable(line))
+
+
+def _heading(title: str, hint: str = "") -> Text:
+    return Text.assemble((title, "bold"), f"  ({hint})" if hint else "")
+
+
+def _runtime_lines(rt: runtimes.Runtime) -> Iterator[str]:
+    yield f"  {rt.name:<12} {rt.manifest.summary}"
+    for name, mech in rt.manifest.mechanisms.items():
+        yield f"    {rt.name + '/' + name:<18} {mech.doc}"
+    for name, option in rt.manifest.options.items():
+        yield f"    option {name:<11} {option.doc}  (-o {name})"
+    for name, why in rt.manifest.absent.items():
+        yield f"    {rt.name + '/' + name:<18} absent: {why}"
+
+
+def _na_lines(specs: dict[str, workloads.Workload], found: dict[str, runtimes.Runtime]) -> Iterator[str]:
     for spec in specs.values():
         for rt in found.values():
             for mechanism in rt.manifest.mechanisms:
@@ -313,9 +354,9 @@ def list_():
                 reason = rt.na_reason(spec.id, mechanism)
                 limit = rt.manifest.mechanisms[mechanism].limits.get(spec.id)
                 if reason:
-                    console.print(f"  {row} n/a: {reason}")
+                    yield f"  {row} n/a: {reason}"
                 elif limit:
-                    console.print(f"  {row} n/a above {limit.param}={limit.max}: {limit.why}")
+                    yield f"  {row} n/a above {limit.param}={limit.max}: {limit.why}"
 
 
 @cli.command()
@@ -328,19 +369,24 @@ def doctor():
         missing += not ok
         state = (rt.toolchain.output if ok else rt.build_error if rt.toolchain.ok
                  else f"not found ({rt.install_hint(rt.manifest.packages)})")
-        console.print(f"{'[green]ok[/]     ' if ok else '[red]missing[/]'} {rt.name:<16} {state}")
+        console.print(Text.assemble(_found(ok), printable(f" {rt.name:<16} {state}")))
         for name, mech in rt.manifest.mechanisms.items():
             if not mech.requires or not ok:
                 continue
             usable = rt.probe_requirement(name).ok
             missing += not usable
             hint = "" if usable else f"  ({rt.install_hint(mech.packages)})"
-            console.print(f"{'[green]ok[/]     ' if usable else '[red]missing[/]'} "
-                          f"{rt.name + '/' + name:<16} {' '.join(rt.expand(mech.requires))}{hint}")
+            console.print(Text.assemble(_found(usable), printable(
+                f" {rt.name + '/' + name:<16} {' '.join(rt.expand(mech.requires))}{hint}")))
         for name, why in rt.manifest.absent.items():  # cannot be had here: not counted as missing
-            console.print(f"[yellow]absent[/]  {rt.name + '/' + name:<16} {why}")
-    console.print(f"database: {paths.default_db()}")
+            console.print(Text.assemble(("absent ", "yellow"), printable(f" {rt.name + '/' + name:<16} {why}")))
+    console.print(printable(f"database: {paths.default_db()}"))
+    console.print(f"limits: {limits.describe(Selection().caps)} (concbench run --memory-limit, --process-limit)")
     return 1 if missing else 0
+
+
+def _found(ok: bool) -> Text:
+    return Text("ok     ", style="green") if ok else Text("missing", style="red")
 
 
 @cli.command()
@@ -353,7 +399,7 @@ def setup(dry_run, tests):
     missing = system.missing_packages(system.required_packages(list(runtimes.load_all().values()), tests))
     if not missing:
         return 0
-    console.print(f"{'would install' if dry_run else 'installing'}: {' '.join(missing)}")
+    console.print(printable(f"{'would install' if dry_run else 'installing'}: {' '.join(missing)}"))
     if not dry_run:
         system.install(missing)
     return 0
@@ -363,11 +409,11 @@ def main() -> None:
     try:
         code = cli.main(standalone_mode=False)
     except UserError as e:
-        click.echo(f"concbench: error: {e}", err=True)
+        click.echo(f"concbench: error: {printable(e)}", err=True)  # one line, whatever it quotes
         code = 2
     except click.UsageError as e:
         command = e.ctx.command_path if e.ctx else "concbench"
-        click.echo(f"concbench: error: {e.format_message()} (see {command} --help)", err=True)
+        click.echo(f"concbench: error: {printable(e.format_message())} (see {command} --help)", err=True)
         code = 2
     except click.Abort:
         code = 130

@@ -5,11 +5,11 @@ import platform
 import subprocess
 from pathlib import Path
 
-from . import paths
+from . import limits, paths
 from .runtimes import Runtime
 
 
-def fingerprint(runtimes: list[Runtime]) -> dict:
+def fingerprint(runtimes: list[Runtime], caps: limits.Limits) -> dict:
     return {
         "cpu": _cpu_model(),
         "cores": os.cpu_count(),
@@ -22,6 +22,7 @@ def fingerprint(runtimes: list[Runtime]) -> dict:
         "concbench": _commit(),
         "runtimes": {r.name: r.toolchain.output for r in runtimes if r.toolchain.ok},
         "libraries": {k: v for r in runtimes for k, v in r.library_versions().items()},
+        "limits": limits.describe(caps),
     }
 
 
@@ -80,6 +81,7 @@ def describe(env: dict, runtime_infos: list[dict] = ()) -> list[tuple[str, str]]
              ("kernel", f"Linux {env.get('kernel', '?')}"),
              ("load at start", ", ".join(map(str, env.get("load", []))) + " (1, 5, 15 minutes)"),
              ("concbench", env.get("concbench") or "?"),
+             *([("limits", env["limits"])] if env.get("limits") else []),
              ("python", env.get("python", "?"))]
     flags: dict[str, list[str]] = {}
     for info in runtime_infos:

@@ -7,13 +7,24 @@ import ast
 import operator
 from typing import Callable
 
+# A power beyond this many bits is no count: refused before it is computed,
+# since the ops a run reports could make one take forever.
+MAX_BITS = 4096
+
+
+def _power(base: int, exponent: int) -> int:
+    if exponent < 0 or abs(base).bit_length() * exponent > MAX_BITS:
+        raise ArithmeticError(f"{base} ** {exponent} is not an integer of at most {MAX_BITS} bits")
+    return base ** exponent
+
+
 _OPERATORS = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
+    ast.Pow: _power,
 }
 
 Functions = dict[str, Callable[..., int]]
@@ -21,6 +32,11 @@ Functions = dict[str, Callable[..., int]]
 
 class ExpressionError(ValueError):
     pass
+
+
+class Uncomputable(ArithmeticError):
+    """An expression with no value for the values given: a division by zero,
+    a power too large, a function refusing its arguments."""
 
 
 def names(source: str, functions: Functions = {}) -> set[str]:
@@ -45,8 +61,12 @@ def names(source: str, functions: Functions = {}) -> set[str]:
 
 
 def evaluate(source: str, values: dict[str, int], functions: Functions = {}) -> int:
+    """The expression's value; Uncomputable if it has none for these values."""
     names(source, functions)
-    return _eval(_parse(source).body, values, functions)
+    try:
+        return _eval(_parse(source).body, values, functions)
+    except (ArithmeticError, ValueError) as e:  # the functions refuse arguments with ValueError
+        raise Uncomputable(f"{e} (in {source!r})") from None
 
 
 def _parse(source: str) -> ast.Expression:

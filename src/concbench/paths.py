@@ -25,4 +25,4 @@ def runtime_dirs() -> list[Path]:
 
 
 def default_db() -> Path:
-    return Path(os.environ.get("CONCBENCH_DB", PROJECT / "results" / "concbench.db"))
+    return Path(os.environ.get("CONCBENCH_DB") or PROJECT / "results" / "concbench.db")

@@ -6,7 +6,9 @@ import time
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
+from .display import printable
 from .plan import Cell
 from .protocol import Status
 from .records import TrialRecord
@@ -15,7 +17,8 @@ from .records import TrialRecord
 class ProgressDisplay:
     def __init__(self, console: Console, total: int):
         self.console = console
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
+        # Names come from manifests and specs: never read as markup.
+        self.progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
                                  MofNCompleteColumn(), TimeElapsedColumn(),
                                  console=console, auto_refresh=False, transient=True)
         self.task = self.progress.add_task("", total=total)
@@ -30,13 +33,13 @@ class ProgressDisplay:
 
     def started(self, cell: Cell, index: int) -> None:
         key = cell.key
-        self.progress.update(self.task, description=f"{key.workload} {key.row} #{index + 1}")
+        self.progress.update(self.task, description=printable(f"{key.workload} {key.row} #{index + 1}"))
         self.progress.refresh()
 
     def finished(self, record: TrialRecord) -> None:
         if record.status != Status.OK:
-            self.console.print(f"[bold red]{record.status.upper()}[/] {record.cell.workload} "
-                               f"{record.cell.row} #{record.trial + 1}: {record.detail}",
-                               markup=True, highlight=False)
+            # The detail is a trial's own text: shown as it is, never as markup or terminal codes.
+            self.console.print(Text.assemble((record.status.upper(), "bold red"), printable(
+                f" {record.cell.workload} {record.cell.row} #{record.trial + 1}: {record.detail}")))
         self.progress.advance(self.task)
         self.progress.refresh()

@@ -1,14 +1,26 @@
-"""The child's answer: parsing it, and the verdict on a trial."""
+"""The child's answer: parsing it, and the verdict on a trial.
+
+Nothing a trial prints can crash the harness: its answer is read within
+bounds (how deep it nests, how large its integers are, the range of each
+figure, valid Unicode), and an answer that breaks one is GARBAGE, with why."""
 
 import json
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Callable
+from itertools import accumulate
+from typing import Annotated, Callable
 
 import pydantic
 
 from .spec import first_error
-from .trial import Exit
+from .trial import STDOUT_LIMIT, Exit
+
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1   # what SQLite stores and every kit's language counts in
+MAX_DEPTH = 16      # an answer nests 4 deep ({"runs": [{"result": {...}}]}): room to grow, none to recurse
+MAX_DIGITS = 19     # an int64's most: a longer integer is refused before Python converts it
+TEXT_LIMIT = 200    # characters of a runtime's name, version or flag
+DETAIL_LIMIT = 300  # characters of a verdict's detail
 
 
 class Status(StrEnum):
@@ -19,6 +31,23 @@ class Status(StrEnum):
     EXIT = "exit"          # exited non-zero without a clean refusal
     GARBAGE = "garbage"    # exited 0 without a parsable answer
     ERROR = "error"        # refused cleanly ({"ok": false}) or could not be started
+    LIMIT = "limit"        # stopped at its memory or process cap
+    STRAY = "stray"        # verified, but left processes running when it exited
+
+
+def _unicode(text: str) -> str:
+    """JSON escapes can spell lone surrogates, which no file or terminal can take."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        raise ValueError("not valid Unicode (a lone surrogate)") from None
+    return text
+
+
+Text = Annotated[str, pydantic.AfterValidator(_unicode)]
+Label = Annotated[str, pydantic.StringConstraints(max_length=TEXT_LIMIT), pydantic.AfterValidator(_unicode)]
+Count = Annotated[int, pydantic.Field(ge=0, le=INT64_MAX)]
+Integer = Annotated[int, pydantic.Field(ge=INT64_MIN, le=INT64_MAX)]
 
 
 class _Answer(pydantic.BaseModel):
@@ -27,57 +56,112 @@ class _Answer(pydantic.BaseModel):
 
 class Run(_Answer):
     warmup: bool
-    wall_ns: int = pydantic.Field(ge=0)
-    user_ns: int = pydantic.Field(ge=0)
-    sys_ns: int = pydantic.Field(ge=0)
-    units: int = pydantic.Field(ge=0)
-    peak_live: int = pydantic.Field(ge=0)   # most units alive at once
-    result: dict[str, int]
-    ops: int | None = pydantic.Field(default=None, ge=0)  # rate workloads: operations the kit counted
+    wall_ns: Count    # at least 1, which parse() checks
+    user_ns: Count
+    sys_ns: Count
+    units: Count
+    peak_live: Count   # most units alive at once
+    result: dict[Text, Integer]
+    ops: Count | None = None  # rate workloads: operations the kit counted
     # What shows the concurrency happened (the spec's [evidence]); None: not observable.
-    evidence: dict[str, int | None] = {}
+    evidence: dict[Text, Count | None] = {}
 
 
 class RuntimeInfo(_Answer):
-    name: str
-    version: str
-    flags: list[str] = []
+    name: Label
+    version: Label
+    flags: list[Label] = []
 
 
 class Response(_Answer):
     ok: bool
     runtime: RuntimeInfo
     runs: list[Run] = pydantic.Field(min_length=1)
-    tree_rss_kb: int | None = pydantic.Field(default=None, ge=0)
+    tree_rss_kb: Count | None = None
 
 
 class Refusal(_Answer):
     ok: bool
-    error: str
+    error: Text
+
+
+class OutOfBounds(ValueError):
+    """JSON that no answer can be: read no further than to see it."""
+
+
+def _lines(stdout: bytes) -> list[str]:
+    return stdout.decode(errors="replace").strip().splitlines()
 
 
 def last_line(stdout: bytes) -> str:
-    lines = stdout.decode(errors="replace").strip().splitlines()
+    lines = _lines(stdout)
     return lines[-1] if lines else ""
 
 
-def parse(stdout: bytes) -> Response | Refusal | str:
-    """The answer on the last line of stdout, or why there is none."""
-    line = last_line(stdout)
-    if not line:
+def parse(exit: Exit) -> Response | Refusal | str:
+    """The answer on the last line of the trial's stdout, or why there is none."""
+    lines = _lines(exit.stdout)
+    if exit.stdout_size > len(exit.stdout) and len(lines) <= 1:   # the line's start was dropped
+        return (f"the answer's last line passed the {STDOUT_LIMIT / 2**20:g} MiB stdout cap "
+                f"({exit.stdout_size / 2**20:.1f} MiB written)")
+    if not lines:
         return "no answer on stdout"
     try:
-        data = json.loads(line)
+        data = _load(lines[-1])
+    except OutOfBounds as e:
+        return str(e)
     except json.JSONDecodeError:
-        return f"last line of stdout is not JSON: {line[:120]!r}"
-    if isinstance(data, dict) and data.get("ok") is False:
-        model = Refusal
-    else:
-        model = Response
+        return f"last line of stdout is not JSON: {lines[-1][:120]!r}"
+    model = Refusal if isinstance(data, dict) and data.get("ok") is False else Response
     try:
-        return model.model_validate(data)
+        answer = model.model_validate(data)
     except pydantic.ValidationError as e:
         return f"malformed answer: {first_error(e)}"
+    if isinstance(answer, Response):
+        return _timeless(answer.runs, exit.wall_ns) or answer
+    return answer
+
+
+def _load(line: str) -> object:
+    """The line's JSON value; OutOfBounds before json recurses into nesting or
+    converts a number that no answer holds."""
+    if _depth(line) > MAX_DEPTH:
+        raise OutOfBounds(f"answer nested deeper than {MAX_DEPTH}")
+    return json.loads(line, parse_int=_integer, parse_float=_fraction, parse_constant=_fraction)
+
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _depth(line: str) -> int:
+    """How deep the brackets outside strings nest: at least as deep as json.loads
+    would recurse before it stopped, at valid JSON's end or at its first fault."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", line))
+    return max(accumulate(map(_STEP.get, brackets)), default=0)
+
+
+def _integer(digits: str) -> int:
+    length = len(digits.lstrip("-"))
+    if length > MAX_DIGITS:
+        raise OutOfBounds(f"an integer of {length} digits: answers hold 64-bit integers, at most {MAX_DIGITS}")
+    return int(digits)
+
+
+def _fraction(number: str):
+    raise OutOfBounds(f"a number that is not an integer: {number[:40]}")
+
+
+def _timeless(runs: list[Run], lifetime_ns: int) -> str:
+    """'' unless a run claims to have taken no time, which no run can. One that
+    claims more than its process lived lies about its time: verdict() finds
+    that INVALID, as it does runs that together claim more."""
+    for run in runs:
+        if run.wall_ns < 1:
+            return (f"a run's wall_ns is {run.wall_ns}: it must lie between 1 and the "
+                    f"{lifetime_ns / 1e9:.3g} s the process lived")
+    return ""
 
 
 Figure = Callable[[int | None], object]   # of the ops a run counted (None for fixed workloads)
@@ -86,7 +170,8 @@ Figure = Callable[[int | None], object]   # of the ops a run counted (None for f
 @dataclass(frozen=True)
 class Expectations:
     """What a trial must show to be verified, computed from the workload's spec
-    and the cell's parameters (figures that depend on ops are functions of it)."""
+    and the cell's parameters (figures that depend on ops are functions of it,
+    which raise ArithmeticError for ops the spec gives no figure for)."""
     result: Callable[[int | None], dict[str, int]]
     warmup: int
     runs: int
@@ -97,6 +182,13 @@ class Expectations:
     fixed_units: int | None = None  # the mechanism always runs on exactly this many
     evidence: Callable[[int | None], dict[str, int]] = field(default=lambda ops: {})
 
+    def known_result(self, ops: int | None) -> dict[str, int]:
+        """The result expected of a run that counted ops; {} for ops the spec has none for."""
+        try:
+            return self.result(ops)
+        except ArithmeticError:
+            return {}
+
 
 class Floor(_Answer):
     """The answer to a request to do nothing (the kit's memory floor)."""
@@ -106,18 +198,47 @@ class Floor(_Answer):
 
 
 def parse_floor(stdout: bytes) -> str:
-    """'' if the kit answered a floor request as it should, else why not."""
+    """'' if the kit answered a floor request as it should, else why not (one line)."""
+    line = last_line(stdout)
     try:
-        Floor.model_validate(json.loads(last_line(stdout)))
+        Floor.model_validate(_load(line))
+    except OutOfBounds as e:
+        return f"unbounded answer to the floor request: {e}"
     except json.JSONDecodeError:
-        return f"no JSON answer to the floor request: {last_line(stdout)[:120]!r}"
+        return f"no JSON answer to the floor request: {line[:120]!r}"
     except pydantic.ValidationError as e:
-        return f"malformed answer to the floor request: {first_error(e)}"
+        return _one_line(f"malformed answer to the floor request: {first_error(e)}")
     return ""
 
 
+def _one_line(text: str) -> str:
+    """Whatever a trial said, as one line of valid Unicode of at most DETAIL_LIMIT characters."""
+    line = " ".join(text.split())
+    if len(line) > DETAIL_LIMIT:
+        line = line[:DETAIL_LIMIT - 1] + "…"
+    return line.encode(errors="replace").decode()
+
+
 def verdict(exit: Exit, answer: Response | Refusal | str, expect: Expectations) -> tuple[Status, str]:
-    """Classify a finished trial; the detail says what went wrong, in one line."""
+    """Classify a finished trial; the detail says what went wrong, in one line.
+    A resource limit changes what the trial could do, so it comes first; what a
+    trial left running is told whatever else went wrong."""
+    if exit.limit_hit:
+        return Status.LIMIT, _one_line(exit.limit_hit + _strays(exit, "; "))
+    status, detail = _classify(exit, answer, expect)
+    if status == Status.OK and exit.strays:
+        return Status.STRAY, _strays(exit, "")
+    return status, _one_line(detail + _strays(exit, "; "))
+
+
+def _strays(exit: Exit, separator: str) -> str:
+    if not exit.strays:
+        return ""
+    processes = "process" if exit.strays == 1 else "processes"
+    return f"{separator}left {exit.strays} {processes} running when it exited (killed)"
+
+
+def _classify(exit: Exit, answer: Response | Refusal | str, expect: Expectations) -> tuple[Status, str]:
     if exit.timed_out:
         return Status.TIMEOUT, "killed at its time limit"
     if exit.signal is not None:
@@ -148,8 +269,11 @@ def _mismatch(run: Run, expect: Expectations) -> str:
         bad = _bad_count(run.ops, expect.batch)
         if bad:
             return bad
-    return (compare(run.result, expect.result(run.ops)) or _bad_delay(run.wall_ns, expect.delay_ns)
-            or _bad_units(run, expect) or _bad_evidence(run.evidence, expect.evidence(run.ops)))
+    try:
+        return (compare(run.result, expect.result(run.ops)) or _bad_delay(run.wall_ns, expect.delay_ns)
+                or _bad_units(run, expect) or _bad_evidence(run.evidence, expect.evidence(run.ops)))
+    except ArithmeticError as e:
+        return f"the spec gives no expected figures for ops = {run.ops}: {e}"
 
 
 def _bad_count(ops: int | None, batch: int) -> str:

@@ -59,6 +59,7 @@ class TrialRecord:
     involuntary_switches: int | None = None
     exit_code: int | None = None
     signal: int | None = None
+    strays: int | None = None   # processes still running after the trial exited, killed by the spawner
     runtime_info: dict = field(default_factory=dict)
     stderr: str = ""
     samples: tuple[Sample, ...] = ()

@@ -5,6 +5,7 @@ import functools
 from typing import Protocol
 
 from . import protocol, trial
+from .limits import Limits
 from .plan import Cell, Plan, Settings
 from .protocol import Expectations, Response, Status
 from .records import Sample, TrialRecord
@@ -22,7 +23,7 @@ def execute(plan: Plan, store: Store, run_id: int, observer: Observer) -> None:
     measure_floors(plan, store, run_id)
     for cell, index in plan.trials(store.finished_trials(run_id)):
         observer.started(cell, index)
-        record = run_trial(cell, index, plan.settings_for(cell))
+        record = run_trial(cell, index, plan.settings_for(cell), plan.caps)
         store.add_trial(run_id, record)
         observer.finished(record)
 
@@ -35,20 +36,20 @@ def measure_floors(plan: Plan, store: Store, run_id: int) -> None:
         row = cell.key.row.split("/")[0]
         if row in stored:
             continue
-        maxrss_kb, detail = _floor(cell)
+        maxrss_kb, detail = _floor(cell, plan.caps)
         store.add_floor(run_id, row, maxrss_kb, detail)
         stored[row] = maxrss_kb
 
 
-def _floor(cell: Cell) -> tuple[int | None, str]:
+def _floor(cell: Cell, caps: Limits) -> tuple[int | None, str]:
     request = {"workload": "", "kind": "floor", "mechanism": "", "params": {}, "warmup": 0, "runs": 0}
     try:
-        exit = trial.run(cell.runtime.trial_command(cell.options), request, FLOOR_TIMEOUT)
+        exit = trial.run(cell.runtime.trial_command(cell.options), request, FLOOR_TIMEOUT, caps)
     except OSError as e:
         return None, f"cannot start: {e}"
     answer = protocol.parse_floor(exit.stdout)
-    if exit.exit_code != 0 or answer:
-        return None, answer or f"exit status {exit.exit_code}, signal {exit.signal}"
+    if exit.limit_hit or exit.exit_code != 0 or answer:
+        return None, exit.limit_hit or answer or f"exit status {exit.exit_code}, signal {exit.signal}"
     return exit.maxrss_kb, ""
 
 
@@ -64,15 +65,15 @@ def expectations(cell: Cell, settings: Settings) -> Expectations:
         evidence=functools.partial(workload.evidence_of, params))
 
 
-def run_trial(cell: Cell, index: int, settings: Settings) -> TrialRecord:
+def run_trial(cell: Cell, index: int, settings: Settings, caps: Limits) -> TrialRecord:
     expect = expectations(cell, settings)
     request = {"workload": cell.workload.id, "kind": cell.workload.kind, "mechanism": cell.mechanism,
                "params": cell.params, "warmup": settings.warmup, "runs": settings.runs}
     try:
-        exit = trial.run(cell.runtime.trial_command(cell.options), request, settings.timeout)
+        exit = trial.run(cell.runtime.trial_command(cell.options), request, settings.timeout, caps)
     except OSError as e:
         return TrialRecord(cell.key, index, Status.ERROR, f"cannot start: {e}", _shown(expect))
-    answer = protocol.parse(exit.stdout)
+    answer = protocol.parse(exit)
     status, detail = protocol.verdict(exit, answer, expect)
     response = answer if isinstance(answer, Response) else None
     return TrialRecord(
@@ -80,6 +81,7 @@ def run_trial(cell: Cell, index: int, settings: Settings) -> TrialRecord:
         wall_ns=exit.wall_ns, user_ns=exit.user_ns, sys_ns=exit.sys_ns,
         maxrss_kb=exit.maxrss_kb, exit_code=exit.exit_code, signal=exit.signal,
         voluntary_switches=exit.voluntary_switches, involuntary_switches=exit.involuntary_switches,
+        strays=exit.strays,
         tree_rss_kb=response.tree_rss_kb if response else None,
         runtime_info=response.runtime.model_dump() if response else {},
         stderr=exit.stderr,
@@ -93,4 +95,4 @@ def _shown(expect: Expectations, response: Response | None = None) -> dict[str, 
     if expect.batch is None:
         return expect.result(None)
     ops = response.runs[-1].ops if response else None
-    return expect.result(ops) if ops is not None else {}
+    return expect.known_result(ops) if ops is not None else {}

@@ -2,7 +2,9 @@
 interrupted run loses nothing and can be resumed."""
 
 import fcntl
+import functools
 import json
+import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -12,7 +14,7 @@ from .errors import UserError
 from .protocol import Status
 from .records import CellKey, Note, Sample, Skipped, TrialRecord
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 SCHEMA_4_TABLES = """
 CREATE TABLE floors (               -- each runtime's kit doing nothing: its memory floor
@@ -37,6 +39,10 @@ MIGRATIONS = {
           ALTER TABLE trials ADD COLUMN voluntary_switches INTEGER;
           ALTER TABLE trials ADD COLUMN involuntary_switches INTEGER;
           """ + SCHEMA_4_TABLES,  # evidence of concurrency, kits' floors, notes on rows
+    4: """ALTER TABLE trials ADD COLUMN strays INTEGER;
+          UPDATE runs SET request = json_set(request, '$.memory_limit', 0, '$.process_limit', 0)
+          WHERE json_valid(request);
+          """,  # what trials left running; older runs had no caps on a trial, and resume so
 }
 
 SCHEMA = """
@@ -60,6 +66,7 @@ CREATE TABLE trials (
     maxrss_kb INTEGER, tree_rss_kb INTEGER, exit_code INTEGER, signal INTEGER,
     runtime_info TEXT NOT NULL, stderr TEXT NOT NULL, finished TEXT NOT NULL,
     voluntary_switches INTEGER, involuntary_switches INTEGER,   -- wait4's context switches
+    strays INTEGER,                 -- processes left running when it exited, killed; NULL: unknown
     UNIQUE (run_id, cell, trial)
 );
 CREATE TABLE samples (
@@ -80,6 +87,17 @@ CREATE TABLE skipped (
 );
 """ + SCHEMA_4_TABLES
 
+TABLES = re.findall(r"CREATE TABLE (\w+)", SCHEMA)
+
+# sqlite's codes for a file that is not a sound concbench database (not a
+# database, a damaged one, one without concbench's tables or columns); its other
+# errors, such as a locked or full database, are said as they are.
+DAMAGE_CODES = {"SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_ERROR"}
+
+# What reading a damaged or foreign database raises: sqlite's errors, and stored
+# JSON or a status that does not decode, or decodes to the wrong shape.
+UNREADABLE = (sqlite3.Error, ValueError, TypeError, AttributeError)
+
 
 @dataclass(frozen=True)
 class RunInfo:
@@ -91,20 +109,55 @@ class RunInfo:
     environment: dict
 
 
+def _json_object(text: str) -> dict:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError(f"{text[:40]!r} is not a JSON object")
+    return value
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class Store:
-    def __init__(self, path: Path):
-        self.path = path
+def _reads(method):
+    """A read of a damaged or foreign database fails in one line naming it."""
+    @functools.wraps(method)
+    def read(self, *args):
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            return method(self, *args)
+        except UNREADABLE as e:
+            raise self.failure(e) from None
+    return read
+
+
+class Store:
+    def __init__(self, path: Path, create: bool = True):
+        """The database at path, made (and its folder) if create; a command that
+        only reads must leave nothing where there was nothing."""
+        self.path = path
+        if not create and not path.exists():
+            raise UserError(f"no database at {path}: no runs stored yet (concbench run creates one)")
+        try:
+            if create:
+                path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path, isolation_level=None)
             self.db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
-        except (OSError, sqlite3.Error) as e:
-            raise UserError(f"database {path}: {e}") from None
+            self._migrate(create)
+            self._check_tables()
+        except OSError as e:
+            raise UserError(f"database {path}: {e.strerror or e}") from None
+        except sqlite3.Error as e:
+            raise self.failure(e) from None
+
+    def failure(self, error: Exception) -> UserError:
+        """The one line for an error of this database."""
+        if isinstance(error, sqlite3.Error) and getattr(error, "sqlite_errorname", None) not in DAMAGE_CODES:
+            return UserError(f"database {self.path}: {error}")
+        return self._damaged(error)
+
+    def _damaged(self, why: object) -> UserError:
+        return UserError(f"database {self.path} is damaged or not a concbench database: {why}")
 
     def hold_for_run(self) -> None:
         """Refuse a second `run` on this database while one is running: two at
@@ -118,9 +171,9 @@ class Store:
             raise UserError(f"database {self.path} is in use by another concbench run: "
                             "wait for it, or give this one another --db") from None
 
-    def _migrate(self) -> None:
+    def _migrate(self, create: bool) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        if version == 0 and not self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        if create and version == 0 and not self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
             self.db.executescript(f"BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
             return
         if version not in MIGRATIONS and version != SCHEMA_VERSION:
@@ -128,6 +181,12 @@ class Store:
         while version < SCHEMA_VERSION:
             self.db.executescript(f"BEGIN; {MIGRATIONS[version]} PRAGMA user_version = {version + 1}; COMMIT;")
             version += 1
+
+    def _check_tables(self) -> None:
+        present = {name for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        missing = [table for table in TABLES if table not in present]
+        if missing:
+            raise self._damaged(f"it has no table {missing[0]!r}")
 
     def _transaction(self):
         return _Transaction(self)
@@ -157,6 +216,7 @@ class Store:
             self.db.executemany("INSERT INTO notes (run_id, workload, row, text) VALUES (?, ?, ?, ?)",
                                 [(run_id, n.workload, n.row, n.text) for n in notes])
 
+    @_reads
     def notes(self, run_id: int) -> list[Note]:
         rows = self.db.execute("SELECT workload, row, text FROM notes WHERE run_id = ?", (run_id,))
         return [Note(*row) for row in rows]
@@ -167,14 +227,14 @@ class Store:
                 """INSERT INTO trials (run_id, cell, workload, runtime, mechanism, options, params,
                    trial, status, detail, expected, wall_ns, user_ns, sys_ns, maxrss_kb,
                    tree_rss_kb, exit_code, signal, runtime_info, stderr, finished,
-                   voluntary_switches, involuntary_switches)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   voluntary_switches, involuntary_switches, strays)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 (run_id, t.cell.id, t.cell.workload, t.cell.runtime, t.cell.mechanism,
                  json.dumps(t.cell.options), json.dumps(dict(t.cell.params)), t.trial,
                  str(t.status), t.detail, json.dumps(t.expected), t.wall_ns, t.user_ns,
                  t.sys_ns, t.maxrss_kb, t.tree_rss_kb, t.exit_code, t.signal,
                  json.dumps(t.runtime_info), t.stderr, _now(),
-                 t.voluntary_switches, t.involuntary_switches))
+                 t.voluntary_switches, t.involuntary_switches, t.strays))
             self.db.executemany(
                 """INSERT INTO samples (trial_id, idx, warmup, wall_ns, user_ns, sys_ns, units, result, ops,
                    peak_live, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -187,15 +247,17 @@ class Store:
             self.db.execute("INSERT OR REPLACE INTO floors (run_id, runtime, maxrss_kb, detail) "
                             "VALUES (?, ?, ?, ?)", (run_id, runtime, maxrss_kb, detail))
 
+    @_reads
     def floors(self, run_id: int) -> dict[str, int | None]:
         """Each runtime's memory floor in this run (kB), None where it could not be measured."""
         rows = self.db.execute("SELECT runtime, maxrss_kb FROM floors WHERE run_id = ?", (run_id,))
         return dict(rows.fetchall())
 
+    @_reads
     def runs(self) -> list[RunInfo]:
         rows = self.db.execute("SELECT id, started, finished, state, request, environment "
                                "FROM runs ORDER BY id").fetchall()
-        return [RunInfo(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5])) for r in rows]
+        return [RunInfo(r[0], r[1], r[2], r[3], _json_object(r[4]), _json_object(r[5])) for r in rows]
 
     def run(self, run_id: int | None = None) -> RunInfo:
         """A run by id, or the latest; UserError if there is none."""
@@ -209,6 +271,7 @@ class Store:
                 return run
         raise UserError(f"no run {run_id} in {self.path} (runs: {runs[0].id}..{runs[-1].id})")
 
+    @_reads
     def trials(self, run_id: int) -> list[TrialRecord]:
         samples: dict[int, list[Sample]] = {}
         for row in self.db.execute(
@@ -223,7 +286,7 @@ class Store:
         for row in self.db.execute(
                 """SELECT id, workload, runtime, mechanism, options, params, trial, status, detail,
                    expected, wall_ns, user_ns, sys_ns, maxrss_kb, tree_rss_kb, exit_code, signal,
-                   runtime_info, stderr, voluntary_switches, involuntary_switches
+                   runtime_info, stderr, voluntary_switches, involuntary_switches, strays
                    FROM trials WHERE run_id = ? ORDER BY id""", (run_id,)):
             cell = CellKey(row[1], row[2], row[3], tuple(json.loads(row[5]).items()),
                            tuple(json.loads(row[4])))
@@ -231,15 +294,17 @@ class Store:
                 cell, row[6], Status(row[7]), row[8], json.loads(row[9]), wall_ns=row[10],
                 user_ns=row[11], sys_ns=row[12], maxrss_kb=row[13], tree_rss_kb=row[14],
                 exit_code=row[15], signal=row[16], runtime_info=json.loads(row[17]), stderr=row[18],
-                voluntary_switches=row[19], involuntary_switches=row[20],
+                voluntary_switches=row[19], involuntary_switches=row[20], strays=row[21],
                 samples=tuple(samples.get(row[0], ()))))
         return records
 
+    @_reads
     def skipped(self, run_id: int) -> list[Skipped]:
         rows = self.db.execute("SELECT workload, row, kind, reason, params FROM skipped WHERE run_id = ?",
                                (run_id,))
         return [Skipped(*row) for row in rows]
 
+    @_reads
     def finished_trials(self, run_id: int) -> set[tuple[str, int]]:
         rows = self.db.execute("SELECT cell, trial FROM trials WHERE run_id = ?", (run_id,))
         return set(rows.fetchall())
@@ -266,5 +331,5 @@ class _Transaction:
         if db.in_transaction:
             db.execute("ROLLBACK")
         if isinstance(error, sqlite3.Error):
-            raise UserError(f"database {self.store.path}: {error}") from None
+            raise self.store.failure(error) from None
         return False

@@ -4,23 +4,34 @@ The harness sleeps in epoll on the child's pipes and a pidfd while the child
 runs, so it uses no CPU beside the measurement. The child is started by a
 small trampoline (spawner/spawn.c) that reaps it with wait4 and reports its
 CPU time and peak RSS: spawned from Python directly, the child's peak RSS
-would include the harness's own. The whole process group is killed at the
-timeout and after the trial exits, so nothing a trial started outlives it."""
+would include the harness's own. The trampoline also keeps the time limit
+and, as a child subreaper, kills everything the trial started, even what
+left its process group, so nothing a trial started outlives it; it dies
+with the harness. The trial runs in cgroups of its own that cap its memory
+and its processes (limits.py)."""
 
+import dataclasses
+import itertools
 import json
 import os
+import select
 import selectors
 import signal
 import tempfile
 import time
 from dataclasses import dataclass
 
-from . import spawner
+from . import leftovers, limits, spawner
 
 STDOUT_LIMIT = 1 << 20
 STDERR_LIMIT = 64 << 10
 READ_CHUNK = 1 << 16
 DRAIN_GRACE_NS = 2_000_000_000
+# The spawner keeps the time limit; the harness steps in only if the spawner
+# itself stops answering (a trial can stop its parent).
+BACKSTOP_NS = 5_000_000_000
+STOP_GRACE_S = 2   # for the spawner to clean up when the harness is interrupted
+_trial_numbers = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -38,25 +49,39 @@ class Exit:
     signal: int | None
     timed_out: bool
     stdout: bytes         # the last STDOUT_LIMIT bytes
+    stdout_size: int      # all the bytes written to stdout, kept or not
     stderr: str           # the last STDERR_LIMIT bytes
+    strays: int | None = None   # processes still running after the trial exited (killed); None: unknown
+    limit_hit: str = ""         # the resource limit that stopped the trial, or ''
 
 
-def run(argv: list[str], request: dict, timeout: float) -> Exit:
-    """Run one trial with a fresh scratch directory, removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix="concbench-trial-") as scratch:
-        payload = json.dumps({**request, "scratch": scratch}).encode() + b"\n"
-        return _run_process(argv, payload, timeout)
+def run(argv: list[str], request: dict, timeout: float, caps: limits.Limits | None = None) -> Exit:
+    """Run one trial with a fresh scratch directory and, unless caps is None,
+    cgroups that hold it to them; both removed afterwards."""
+    name = f"{leftovers.SCRATCH_PREFIX}{leftovers.mark()}-{next(_trial_numbers)}"
+    cgroup = limits.TrialCgroup(caps, name) if caps else None
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"{leftovers.SCRATCH_PREFIX}{leftovers.mark()}-") as scratch:
+            payload = json.dumps({**request, "scratch": scratch}).encode() + b"\n"
+            exit = _run_process(argv, payload, timeout, cgroup.procs_files if cgroup else [])
+        return dataclasses.replace(exit, limit_hit=cgroup.limit_hit()) if cgroup else exit
+    finally:
+        if cgroup:
+            cgroup.close()
 
 
-def _run_process(argv: list[str], payload: bytes, timeout: float) -> Exit:
+def _run_process(argv: list[str], payload: bytes, timeout: float, cgroups: list[str]) -> Exit:
     trampoline = spawner.path()
     stdin_r, stdin_w = os.pipe()
     stdout_r, stdout_w = os.pipe()
     stderr_r, stderr_w = os.pipe()
     report_r, report_w = os.pipe()
+    options = ["-r", "3", "-t", str(max(1, round(timeout * 1000)))]
+    options += [option for procs in cgroups for option in ("-c", procs)]
+    environment = {**os.environ, leftovers.VARIABLE: leftovers.mark()}
     start = time.monotonic_ns()
     try:
-        pid = os.posix_spawn(trampoline, [trampoline, "3", *argv], os.environ, setpgroup=0,
+        pid = os.posix_spawn(trampoline, [trampoline, *options, *argv], environment, setpgroup=0,
                              file_actions=[(os.POSIX_SPAWN_DUP2, stdin_r, 0),
                                            (os.POSIX_SPAWN_DUP2, stdout_w, 1),
                                            (os.POSIX_SPAWN_DUP2, stderr_w, 2),
@@ -66,13 +91,16 @@ def _run_process(argv: list[str], payload: bytes, timeout: float) -> Exit:
             os.close(fd)
     watch = _Watch(pid, stdin_w, stdout_r, stderr_r, payload)
     try:
-        timed_out, exited_ns = watch.until_done(start + int(timeout * 1e9))
+        stopped, exited_ns = watch.until_done(start + int(timeout * 1e9) + BACKSTOP_NS)
     finally:
-        watch.close()  # on Ctrl-C too: kill the group, reap the child
+        watch.close()  # on Ctrl-C too: the spawner cleans up, then is reaped
         with os.fdopen(report_r, "rb") as report:
             fields = report.read().split()
-    status, user_us, sys_us, maxrss_kb, voluntary, involuntary = map(int, fields) if len(fields) == 6 else (
-        watch.reaped[1], None, None, None, None, None)  # the spawner itself was killed: no figures
+    if len(fields) == 8:
+        status, user_us, sys_us, maxrss_kb, voluntary, involuntary, timed_out, strays = map(int, fields)
+    else:  # the spawner itself was killed: no figures
+        status, user_us, sys_us, maxrss_kb, voluntary, involuntary, timed_out, strays = (
+            watch.reaped[1], None, None, None, None, None, stopped, None)
     return Exit(
         wall_ns=exited_ns - start,
         user_ns=None if user_us is None else user_us * 1000,
@@ -82,15 +110,17 @@ def _run_process(argv: list[str], payload: bytes, timeout: float) -> Exit:
         involuntary_switches=involuntary,
         exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
         signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-        timed_out=timed_out,
+        timed_out=bool(timed_out or stopped),
         stdout=bytes(watch.output[stdout_r]),
+        stdout_size=watch.sizes[stdout_r],
         stderr=watch.output[stderr_r].decode(errors="replace"),
+        strays=strays,
     )
 
 
 class _Watch:
-    """Feeds the child its request and collects its output until it exits and
-    every pipe is closed, sleeping in epoll between events."""
+    """Feeds the spawner's child its request and collects its output until the
+    spawner exits and every pipe is closed, sleeping in epoll between events."""
 
     def __init__(self, pid: int, stdin: int, stdout: int, stderr: int, payload: bytes):
         self.pid = pid
@@ -98,6 +128,7 @@ class _Watch:
         self.pending = memoryview(payload)
         self.limits = {stdout: STDOUT_LIMIT, stderr: STDERR_LIMIT}
         self.output = {stdout: bytearray(), stderr: bytearray()}
+        self.sizes = {stdout: 0, stderr: 0}
         self.reaped = None
         self.selector = selectors.DefaultSelector()
         for fd in (stdout, stderr, self.pidfd):
@@ -106,13 +137,14 @@ class _Watch:
         self.selector.register(stdin, selectors.EVENT_WRITE)
 
     def until_done(self, deadline_ns: int) -> tuple[bool, int]:
-        timed_out, exited_ns, limit_ns = False, None, deadline_ns
+        """Whether the harness had to kill the spawner, and when it exited."""
+        stopped, exited_ns, limit_ns = False, None, deadline_ns
         while self.selector.get_map():
             now = time.monotonic_ns()
             if limit_ns is not None and now >= limit_ns:
                 if exited_ns is not None:
-                    break  # something that left the process group still holds a pipe
-                timed_out, limit_ns = True, None
+                    break  # something that escaped every kill still holds a pipe
+                stopped, limit_ns = True, None
                 self._kill_group()  # then wait for the pidfd, however long it takes
             wait = None if limit_ns is None else (limit_ns - now) / 1e9
             for key, _ in self.selector.select(wait):
@@ -120,18 +152,18 @@ class _Watch:
                     exited_ns = time.monotonic_ns()
                     limit_ns = exited_ns + DRAIN_GRACE_NS
                     self._forget(key.fd)
-                    self._kill_group()  # stragglers would hold the pipes open
                 elif key.fd in self.output:
                     self._read(key.fd)
                 else:
                     self._write(key.fd)
-        return timed_out, exited_ns
+        return stopped, exited_ns
 
     def _read(self, fd: int) -> None:
         chunk = os.read(fd, READ_CHUNK)
         if not chunk:
             self._forget(fd)
             return
+        self.sizes[fd] += len(chunk)
         buffer = self.output[fd]
         buffer += chunk
         del buffer[:-self.limits[fd]]
@@ -157,8 +189,15 @@ class _Watch:
 
     def close(self) -> None:
         if self.reaped is None:
-            self._kill_group()
+            self._stop()
             self.reaped = os.wait4(self.pid, 0)
         for key in list(self.selector.get_map().values()):
             self._forget(key.fd)
         self.selector.close()
+
+    def _stop(self) -> None:
+        """Ask the spawner to kill the trial and what it started; kill it if it cannot."""
+        if self.pidfd in self.selector.get_map():
+            os.kill(self.pid, signal.SIGTERM)
+            if not select.select([self.pidfd], [], [], STOP_GRACE_S)[0]:
+                self._kill_group()

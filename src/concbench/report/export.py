@@ -19,10 +19,13 @@ SCHEMA = 1
 TRIAL_COLUMNS = ("run", "workload", "runtime", "mechanism", "options", "params", "trial", "status",
                  "detail", "expected", "process_wall_ns", "process_user_ns", "process_sys_ns",
                  "process_maxrss_kb", "process_exit_code", "process_signal",
-                 "process_voluntary_switches", "process_involuntary_switches", "peak_kb",
+                 "process_voluntary_switches", "process_involuntary_switches", "process_strays", "peak_kb",
                  "memory_method", "tree_rss_kb", "runtime_info")
 RUN_COLUMNS = ("run_index", "warmup", "wall_ns", "user_ns", "sys_ns", "units", "peak_live", "ops", "result",
                "evidence")
+
+# A spreadsheet reads a cell that starts with one of these as a formula (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def json_text(report: RunReport) -> str:
@@ -41,7 +44,9 @@ def csv_text(report: RunReport) -> str:
     """A row per run of every trial, warm-ups included; a trial with no runs
     (a crash, a timeout) still has one, its run columns empty."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, TRIAL_COLUMNS + RUN_COLUMNS, lineterminator="\n")
+    # Every text cell quoted, as OWASP's guidance on CSV injection asks: a bare
+    # carriage return in a name would otherwise end the row for many readers.
+    writer = csv.DictWriter(out, TRIAL_COLUMNS + RUN_COLUMNS, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     writer.writeheader()
     for t in report.trials:
         record = trial_record(report.run, t)
@@ -59,5 +64,12 @@ def _trial_columns(record: dict) -> dict:
 
 
 def _cells(values: dict) -> dict:
-    """Values as the JSON document writes them: true/false, lists and objects as JSON, null as empty."""
-    return {name: json.dumps(v) if isinstance(v, (bool, list, dict)) else v for name, v in values.items()}
+    """Values as the JSON document writes them: true/false, lists and objects as JSON, null as empty;
+    text that a spreadsheet would run as a formula is made text."""
+    return {name: json.dumps(v) if isinstance(v, (bool, list, dict)) else _inert(v) for name, v in values.items()}
+
+
+def _inert(value):
+    """Text that starts like a formula behind a single quote, which a spreadsheet shows as text;
+    numbers as they are."""
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value

@@ -1,13 +1,19 @@
 """Markdown for a README: a table per workload and parameter set in its
 seed's columns (Ruby's Benchmark: user, system, total, real; Concurrently's
 executions in seconds; benchmark-ips' i/s (± cv) count in time), then the
-diagnosis, the environment and the run that produced it."""
+diagnosis, the environment and the run that produced it.
 
+Text from a run (names, titles, parameters, reasons, versions, the diagnosis)
+goes through _inline or _cell, which escape HTML, since Markdown passes tags
+through to the page; stderr goes in fenced blocks, where nothing is markup."""
+
+import html
 import re
 from dataclasses import dataclass
 from textwrap import dedent
 from typing import Callable
 
+from ..display import printable
 from ..store import RunInfo
 from .aggregate import CellResult, Table, ratio_text
 from .document import RunReport
@@ -19,15 +25,16 @@ from .terminal import (LEGEND, check_text, cv_text, evidence_names, failure_line
 def render(report: RunReport) -> str:
     run = report.run
     parts = [f"## concbench run {run.id}",
-             f"{_inline(run.request.get('profile'))} profile, started {run.started}, {run.state}."]
+             f"{_inline(run.request.get('profile'))} profile, started {_inline(run.started)}, "
+             f"{_inline(run.state)}."]
     for table in report.tables:
         parts += _table(table)
     # The legend as one paragraph: its line that opens with "* " would be a list item.
     parts.append(" ".join(LEGEND.splitlines()))
     if report.diagnosis:
-        parts += ["### Diagnosis", _paragraphs(report.diagnosis)]
+        parts += ["### Diagnosis", _paragraphs([_inline(line) for line in report.diagnosis])]
     parts += ["### Environment",
-              "\n".join(f"- {label}: {_inline(value)}" for label, value in report.environment),
+              "\n".join(f"- {_inline(label)}: {_inline(value)}" for label, value in report.environment),
               _produced_by(run)]
     return "\n\n".join(parts) + "\n"
 
@@ -64,9 +71,10 @@ LAYOUTS = {
 
 def _table(table: Table) -> list[str]:
     """The heading, the table, then what the terminal prints under it: the
-    rows whose order this run cannot settle, and each failure with its stderr."""
+    rows whose order this run cannot settle, and each failure with its stderr
+    (its control characters escaped by failure_lines: a `cat` of the file must not run them)."""
     params = f": {_inline(table.params)}" if table.params else ""
-    parts = [f"### {_inline(table.title)} ({table.workload}){params}", _grid(table)]
+    parts = [f"### {_inline(table.title)} ({_inline(table.workload)}){params}", _grid(table)]
     remarks = [f"- {_inline(row)}: {_inline(what)}" for row, what in table.remarks()]
     unsettled = [f"- not settled: {_inline(a.key.row)} and {_inline(b.key.row)} (their intervals overlap)"
                  for a, b in table.unsettled()]
@@ -82,7 +90,8 @@ def _grid(table: Table) -> str:
     """The Markdown table: the baseline marked, then the cells that did not run, with why."""
     layout = LAYOUTS[table.rate_format]
     headers = ["mechanism", *layout.headers, *(["overhead"] if table.delay else []), "ratio", "95% CI",
-               *(["cv"] if layout.cv else []), "memory", "units", "live", *evidence_names(table), "trials"]
+               *(["cv"] if layout.cv else []), "memory", "units", "live", *map(_cell, evidence_names(table)),
+               "trials"]
     rows = [_row(headers), _row([":---"] + ["---:"] * (len(headers) - 1))]
     for cell in table.rows:
         label = _cell(cell.key.row) + (" (baseline)" if cell is table.baseline else "")
@@ -110,7 +119,7 @@ def _tail(table: Table, cell: CellResult, layout: Layout) -> list[str]:
             interval_text(figure), *([cv_text(figure)] if layout.cv else []),
             _memory(cell), units_text(units), units_text(live),
             *(share_text(shares.get(name)) for name in evidence_names(table)),
-            check_text(cell).plain + (f" **{marks}**" if marks else "")]
+            check_text(cell).plain + (f" **{_cell(marks)}**" if marks else "")]
 
 
 def _memory(cell: CellResult) -> str:
@@ -125,8 +134,10 @@ def _row(cells: list[str]) -> str:
 
 
 def _inline(text) -> str:
-    """Text from a runtime or a user on one line: a line break would end a heading, list item or row."""
-    return " ".join(str(text).splitlines())
+    """Text from a runtime or a user on one line (a line break would end a
+    heading, list item or row), its HTML escaped (a tag would be markup) and
+    its control characters too (a `cat` of the file must not run them)."""
+    return html.escape(printable(" ".join(str(text).splitlines())), quote=False)
 
 
 def _cell(text) -> str:

@@ -21,7 +21,7 @@ def trial_record(run: RunInfo, t: TrialRecord) -> dict:
         "process": {"wall_ns": t.wall_ns, "user_ns": t.user_ns, "sys_ns": t.sys_ns,
                     "maxrss_kb": t.maxrss_kb, "exit_code": t.exit_code, "signal": t.signal,
                     "voluntary_switches": t.voluntary_switches,
-                    "involuntary_switches": t.involuntary_switches},
+                    "involuntary_switches": t.involuntary_switches, "strays": t.strays},
         "peak_kb": t.peak_kb,
         "memory_method": t.memory_method,
         "tree_rss_kb": t.tree_rss_kb,

@@ -1,6 +1,10 @@
 """Tables for the terminal in the seed's own format (Ruby's Benchmark:
 user, system, total and (real), then ratio), with the figures none of the
-seeds had: spread, peak memory, units and how many trials verified."""
+seeds had: spread, peak memory, units and how many trials verified.
+
+Every line is a rich Text, which is never read as markup; text from a run
+(names, titles, reasons, details, stderr, the environment) goes through
+printable, so that it cannot move the cursor or clear the screen either."""
 
 from dataclasses import dataclass
 from typing import Callable
@@ -8,6 +12,7 @@ from typing import Callable
 from rich.text import Text
 
 from .. import environment
+from ..display import printable
 from ..protocol import Status
 from ..stats import Summary
 from ..store import RunInfo
@@ -42,19 +47,24 @@ def run_header(run: RunInfo, described: list[tuple[str, str]] | None = None) -> 
     """The run, then its environment (described, or else its stored fingerprint)."""
     described = described or environment.describe(run.environment)
     return Text.assemble(
-        (f"run {run.id}", "bold"), f"  {run.started}  {run.request.get('profile')} profile  {run.state}\n",
-        "; ".join(f"{label} {value}" for label, value in described), style=None)
+        (f"run {run.id}", "bold"), printable(f"  {run.started}  {run.request.get('profile')} profile  {run.state}"),
+        "\n", printable("; ".join(f"{label} {value}" for label, value in described)), style=None)
+
+
+def _heading(table: Table) -> str:
+    return printable(f"{table.title} ({table.workload}): {table.params}")
 
 
 def render(table: Table) -> list[Text]:
-    width = max([len(r.key.row) for r in table.rows] + [len(s.row) for s in table.skipped] + [12])
+    width = max([len(printable(r.key.row)) for r in table.rows] + [len(printable(s.row)) for s in table.skipped]
+                + [12])
     layout = LAYOUTS[table.rate_format]
     header = layout.header(width) + ("   overhead" if table.delay else "")
-    evidence = "".join(f" {name:>{_evidence_width(name)}}" for name in evidence_names(table))
-    lines = [Text(f"{table.title} ({table.workload}): {table.params}", style="bold"),
+    evidence = "".join(f" {printable(name):>{_evidence_width(name)}}" for name in evidence_names(table))
+    lines = [Text(_heading(table), style="bold"),
              Text(header + "     ratio" + _SPREAD_HEADER + _TAIL_HEADER.format(evidence=evidence), style="dim")]
     for cell in table.rows:
-        label = layout.label(cell.key.row, width)
+        label = layout.label(printable(cell.key.row), width)
         if table.figure(cell) is None:
             lines.append(Text.assemble(label, " " * (len(header) - len(label)),
                                        ("no verified trial", "red"), "  ", check_text(cell)))
@@ -63,9 +73,11 @@ def render(table: Table) -> list[Text]:
             overhead = f" {table.overhead(cell):10.6f}" if table.delay else ""
             lines.append(Text.assemble(label, layout.figures(cell), overhead, _ratio(table.ratio(cell)),
                                        spread, _tail(table, cell)))
-    lines += [Text(f"{rows:<{width}}  {why}", style="dim") for why, rows in skipped_reasons(table).items()]
-    lines += [Text.assemble(f"{row:<{width}}  ", (what, "yellow")) for row, what in table.remarks()]
-    lines += [Text(f"not settled: {a.key.row} and {b.key.row} (their intervals overlap)", style="yellow")
+    lines += [Text(f"{printable(rows):<{width}}  {printable(why)}", style="dim")
+              for why, rows in skipped_reasons(table).items()]
+    lines += [Text.assemble(f"{printable(row):<{width}}  ", (printable(what), "yellow"))
+              for row, what in table.remarks()]
+    lines += [Text(printable(f"not settled: {a.key.row} and {b.key.row} (their intervals overlap)"), style="yellow")
               for a, b in table.unsettled()]
     lines += [line for cell in table.rows for line in failure_lines(cell)]
     return lines
@@ -148,7 +160,7 @@ def _tail(table: Table, cell: CellResult) -> Text:
         f" {units_text(units):>9} {units_text(live):>8}",
         *(f" {share_text(shares.get(name)):>{_evidence_width(name)}}" for name in evidence_names(table)),
         "  ", check_text(cell),
-        ("  " + ", ".join(m.word for m in marks), "bold yellow") if marks else "",
+        (printable("  " + ", ".join(m.word for m in marks)), "bold yellow") if marks else "",
     )
 
 
@@ -157,7 +169,7 @@ def evidence_names(table: Table) -> list[str]:
 
 
 def _evidence_width(name: str) -> int:
-    return max(len(name), 8)
+    return max(len(printable(name)), 8)
 
 
 def share_text(observed: Observed | None) -> str:
@@ -199,9 +211,9 @@ def failure_lines(cell: CellResult) -> list[Text]:
     lines = []
     for (status, detail, stderr), numbers in seen.items():
         which = "trial" + ("s " if len(numbers) > 1 else " ") + ", ".join(map(str, numbers))
-        lines.append(Text.assemble(f"  {cell.key.row} {which}: ", (status.upper(), "bold red"),
-                                   f": {detail}"))
-        lines += [Text(f"    | {line[:160]}", style="dim") for line in stderr.strip().splitlines()[-3:]]
+        lines.append(Text.assemble(printable(f"  {cell.key.row} {which}: "), (status.upper(), "bold red"),
+                                   printable(f": {detail}")))
+        lines += [Text(f"    | {printable(line)[:160]}", style="dim") for line in stderr.strip().splitlines()[-3:]]
     return lines
 
 
@@ -214,17 +226,17 @@ def render_changes(changes: list[Change]) -> list[Text]:
     lines = []
     for group in groups.values():
         table = group[0].table
-        width = max([len(c.row) for c in group] + [12])
+        width = max([len(printable(c.row)) for c in group] + [12])
         unit = "ops/s" if table.rate_format else "real"
-        lines += [Text(), Text(f"{table.title} ({table.workload}): {table.params}", style="bold"),
+        lines += [Text(), Text(_heading(table), style="bold"),
                   Text(f"{'':<{width}} {'before ' + unit:>14} {'after ' + unit:>14}      ratio         p  change",
                        style="dim")]
         for change in group:
             before, after = change.medians
             ratio = _ratio(after / before) if before and after else f"{'-':>10}"
             p = f"{change.p:9.3f}" if change.p is not None else f"{'-':>9}"
-            lines.append(Text.assemble(f"{change.row:<{width}} {_figure(table, before)} {_figure(table, after)}",
-                                       ratio, p, "  ", _verdict(change)))
+            lines.append(Text.assemble(f"{printable(change.row):<{width}} {_figure(table, before)} "
+                                       f"{_figure(table, after)}", ratio, p, "  ", _verdict(change)))
     return lines
 
 
@@ -278,7 +290,7 @@ def render_history(history: History) -> list[Text]:
     latest = history.latest
     table, width = latest.table, max(len(f"run {p.run.id}") for p in history.points)
     unit = "ops/s" if table.rate_format else "real"
-    lines = [Text(f"{table.title} ({table.workload}): {table.params}  {latest.cell.key.row}", style="bold"),
+    lines = [Text(f"{_heading(table)}  {printable(latest.cell.key.row)}", style="bold"),
              Text(f"  {'':<{width}}  {'started':<16}  {'commit':<13}{unit:>14}  {'interval':<18}{'ratio':>10}",
                   style="dim")]
     lines += [_history_line(point, width) for point in history.points]
@@ -293,8 +305,9 @@ def render_history(history: History) -> list[Text]:
 
 def _history_line(point: Point, width: int) -> Text:
     run = point.run
-    start = f"  {'run ' + str(run.id):<{width}}  {run.started[:16].replace('T', ' '):<16}  {point.commit or '?':<13}"
-    state = Text(f"  {run.state}" if run.state != "complete" else "", style="yellow")
+    start = printable(f"  {'run ' + str(run.id):<{width}}  {run.started[:16].replace('T', ' '):<16}  "
+                      f"{point.commit or '?':<13}")
+    state = Text(printable(f"  {run.state}") if run.state != "complete" else "", style="yellow")
     if point.figure is None:
         return Text.assemble(start, ("  no verified trial ", "red"), check_text(point.cell), state)
     if point.change is None:
