@@ -19,6 +19,7 @@ def concbench(*args, env=None, timeout=300):
 def fake_env(tmp_path):
     """The environment of a user whose suite is the fake runtime and the triangle workload."""
     return {**os.environ,
+            "CONCBENCH_BUILTINS": "off",
             "CONCBENCH_WORKLOADS": str(FIXTURES / "workloads"),
             "CONCBENCH_RUNTIMES": str(FIXTURES / "runtimes"),
             "CONCBENCH_DB": str(tmp_path / "test.db")}

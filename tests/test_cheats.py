@@ -7,6 +7,8 @@ import os
 
 import pytest
 
+from concbench import paths
+
 from conftest import FIXTURES, concbench
 
 CHEATS = [
@@ -23,8 +25,9 @@ CHEATS = [
 
 
 def _run(tmp_path, workload, mechanism, *args):
-    env = {**os.environ, "CONCBENCH_RUNTIMES": str(FIXTURES / "cheats"), "CONCBENCH_DB": str(tmp_path / "c.db")}
-    env.pop("CONCBENCH_WORKLOADS", None)   # the real specs, with their real checks
+    env = {**os.environ, "CONCBENCH_BUILTINS": "off", "CONCBENCH_RUNTIMES": str(FIXTURES / "cheats"),
+           "CONCBENCH_WORKLOADS": str(paths.BUILTIN["workloads"]),   # the real specs, with their real checks
+           "CONCBENCH_DB": str(tmp_path / "c.db")}
     done = concbench("run", "--profile", "smoke", "-w", workload, "-m", mechanism, *args, env=env)
     shown = concbench("show", "--json", env=env)
     return done, [json.loads(line) for line in shown.stdout.splitlines()]

@@ -33,7 +33,7 @@ def env(tmp_path_factory):
     ticks = (FIXTURES / "workloads" / "ticks.toml").read_text()
     (tmp / "workloads" / "tally.toml").write_text(
         ticks.replace('id = "ticks"', 'id = "tally"').replace('"executions"', '"ips"'))
-    env = {**os.environ,
+    env = {**os.environ, "CONCBENCH_BUILTINS": "off",
            "CONCBENCH_WORKLOADS": f"{FIXTURES / 'workloads'}:{tmp / 'workloads'}",
            "CONCBENCH_RUNTIMES": str(tmp / "runtimes"), "CONCBENCH_DB": str(tmp / "test.db")}
     first = concbench("run", "-w", "triangle,ticks", "-m", "honest,liar,crash,inexpressible",

@@ -203,6 +203,7 @@ def test_every_answer_is_classified_with_a_bounded_detail(said):
 def reported_specs():
     """The reports find their titles and baselines in the fixtures' specs."""
     with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CONCBENCH_BUILTINS", "off")
         patch.setenv("CONCBENCH_WORKLOADS", str(FIXTURES / "workloads"))
         yield
 

@@ -48,7 +48,7 @@ def report(tmp_path_factory) -> Path:
     for workload in ("triangle", "ticks"):
         with open(fake / "workloads" / f"{workload}.py", "a") as implementation:
             implementation.write(EVIL)
-    env = {**os.environ, "CONCBENCH_WORKLOADS": str(suite / "workloads"),
+    env = {**os.environ, "CONCBENCH_BUILTINS": "off", "CONCBENCH_WORKLOADS": str(suite / "workloads"),
            "CONCBENCH_RUNTIMES": str(suite / "runtimes"), "CONCBENCH_DB": str(root / "test.db"),
            "FAKE_WALL_NS": "3000"}
     done = concbench("run", "-w", "triangle,ticks", "-m", "honest,paced,liar,evil,inexpressible",

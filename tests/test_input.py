@@ -124,6 +124,7 @@ def test_a_stored_selection_out_of_bounds_is_not_resumed(fake_env, request_json,
 
 
 def test_the_trials_of_a_plan_are_made_as_they_are_run(monkeypatch):
+    monkeypatch.setenv("CONCBENCH_BUILTINS", "off")
     monkeypatch.setenv("CONCBENCH_WORKLOADS", str(FIXTURES / "workloads"))
     monkeypatch.setenv("CONCBENCH_RUNTIMES", str(FIXTURES / "runtimes"))
     choice = plan.choose(plan.Selection(workloads=("triangle",), mechanisms=("honest", "liar")),
@@ -140,7 +141,7 @@ def test_the_trials_of_a_plan_are_made_as_they_are_run(monkeypatch):
 def stored_db(tmp_path_factory) -> Path:
     """A database of one smoke run: a verified cell and an invalid one."""
     db = tmp_path_factory.mktemp("stored") / "t.db"
-    env = {**os.environ, "CONCBENCH_WORKLOADS": str(FIXTURES / "workloads"),
+    env = {**os.environ, "CONCBENCH_BUILTINS": "off", "CONCBENCH_WORKLOADS": str(FIXTURES / "workloads"),
            "CONCBENCH_RUNTIMES": str(FIXTURES / "runtimes"), "CONCBENCH_DB": str(db)}
     concbench("run", "-w", "triangle", "-m", "honest,liar", "--profile", "smoke", env=env)
     return db

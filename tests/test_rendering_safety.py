@@ -29,7 +29,7 @@ ESCAPED_SCRIPT, ESCAPED_IMAGE = "&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;im
 
 
 def suite_env(fixtures: Path, tmp: Path) -> dict:
-    return {**os.environ, "CONCBENCH_WORKLOADS": str(fixtures / "workloads"),
+    return {**os.environ, "CONCBENCH_BUILTINS": "off", "CONCBENCH_WORKLOADS": str(fixtures / "workloads"),
             "CONCBENCH_RUNTIMES": str(fixtures / "runtimes"), "CONCBENCH_DB": str(tmp / "test.db")}
 
 
@@ -56,6 +56,7 @@ def refusal(error: str) -> str:
 
 def stored(env: dict, monkeypatch) -> document.RunReport:
     """The latest run's report, built in this process as the command line builds it."""
+    monkeypatch.setenv("CONCBENCH_BUILTINS", "off")
     monkeypatch.setenv("CONCBENCH_WORKLOADS", env["CONCBENCH_WORKLOADS"])   # the specs: titles, baselines
     return document.build(Store(Path(env["CONCBENCH_DB"])))
 

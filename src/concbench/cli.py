@@ -31,6 +31,23 @@ DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path)
                          help="SQLite database (default: results/concbench.db in the project, "
                               "or $CONCBENCH_DB).")
 
+
+
+def _folders(kind: str):
+    """An option's folders of workloads or runtimes, added to the project's own."""
+    def add(ctx, param, values: tuple[Path, ...]) -> None:
+        paths.add(kind, values)
+    return click.option(f"--{kind}", multiple=True, metavar="DIR", expose_value=False, callback=add,
+                        type=click.Path(exists=True, file_okay=False, path_type=Path),
+                        help=f"Also the {kind} in DIR, from outside the repository (repeatable; "
+                             f"also ${paths.VARIABLES[kind]}, ':'-separated).")
+
+
+def suite_options(command):
+    """--workloads DIR and --runtimes DIR, for every command that reads specs or manifests."""
+    return _folders("workloads")(_folders("runtimes")(command))
+
+
 WORKLOAD_OPTION = click.option("-w", "--workload", "workload", multiple=True, metavar="ID", callback=options.names,
                                help="Only these workloads (repeat or comma-separate). Default: all.")
 MECHANISM_OPTION = click.option("-m", "--mechanism", "mechanism", multiple=True, metavar="NAME", callback=options.names,
@@ -76,6 +93,7 @@ def cli():
               help="Continue an interrupted run (the latest, or RUN) without repeating "
                    "finished trials.")
 @DB_OPTION
+@suite_options
 def run(workload, runtime, mechanism, profile, param, option, trials, warmup, runs, timeout,
         memory_limit, process_limit, resume, db):
     """Run workloads on mechanisms, verify and store every trial, print tables.
@@ -172,6 +190,7 @@ def _resumable(store: Store, which: str):
 @click.option("--json", "as_json", is_flag=True,
               help="One JSON record per trial: cell, params, status, every figure, stderr.")
 @DB_OPTION
+@suite_options
 def show(run_id, as_json, db):
     """Print a stored run again (the latest by default)."""
     store = _existing(db)
@@ -219,6 +238,7 @@ REPORT_FORMATS = {"html": html.render, "md": markdown.render, "csv": export.csv_
               help="Where to write it. Default: results/run-RUN.html beside the database for "
                    "html, standard output for the others.")
 @DB_OPTION
+@suite_options
 def report(run_id, format_, output, db):
     """Write a report of a stored run (the latest by default)."""
     store = _existing(db)
@@ -249,6 +269,7 @@ def report(run_id, format_, output, db):
               help="Exit 1 if a cell is called slower by PCT percent or more (for CI); "
                    "lowers --threshold to PCT if that is lower.")
 @DB_OPTION
+@suite_options
 def compare(before, after, threshold, fail_on_regression, db):
     """Compare two stored runs cell by cell: both medians and their ratio.
 
@@ -291,6 +312,7 @@ def compare(before, after, threshold, fail_on_regression, db):
               help="Only the N latest runs of each cell.")
 @click.option("--steps-only", is_flag=True, help="Only the cells where a step or a drift was called.")
 @DB_OPTION
+@suite_options
 def history(workload, mechanism, param, threshold, last, steps_only, db):
     """How each cell's median moved across the stored runs, with the steps
     larger than the noise called.
@@ -312,6 +334,7 @@ def history(workload, mechanism, param, threshold, last, steps_only, db):
 
 
 @cli.command(name="list")
+@suite_options
 def list_():
     """Workloads, runtimes, mechanisms, and every n/a cell with its reason."""
     specs, found = workloads.load_all(), runtimes.load_all()
@@ -360,6 +383,7 @@ def _na_lines(specs: dict[str, workloads.Workload], found: dict[str, runtimes.Ru
 
 
 @cli.command()
+@suite_options
 def doctor():
     """Which toolchains and libraries are present, and how to install what is missing."""
     missing = 0
@@ -392,6 +416,7 @@ def _found(ok: bool) -> Text:
 @cli.command()
 @click.option("--dry-run", is_flag=True, help="Only print what would be installed.")
 @click.option("--tests", is_flag=True, help="Also what the tests need (a browser for the HTML report).")
+@suite_options
 def setup(dry_run, tests):
     """Install the Debian packages the runtimes need (apt-get), if any are missing.
 

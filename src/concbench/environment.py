@@ -19,8 +19,9 @@ def fingerprint(runtimes: list[Runtime], caps: limits.Limits) -> dict:
         "governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").strip() or None,
         "cpu_mhz": _cpu_mhz(),
         "python": platform.python_version(),
-        "concbench": _commit(),
+        "concbench": _commit(paths.PROJECT),
         "runtimes": {r.name: r.toolchain.output for r in runtimes if r.toolchain.ok},
+        "origins": _origins(runtimes),
         "libraries": {k: v for r in runtimes for k, v in r.library_versions().items()},
         "limits": limits.describe(caps),
     }
@@ -51,13 +52,29 @@ def _meminfo_total_kb() -> int | None:
     return None
 
 
-def _commit() -> str:
+def _origins(runtimes: list[Runtime]) -> dict[str, str]:
+    """Where what is not part of this checkout came from: runtimes and
+    workload folders from outside it, with their git commits."""
+    found = {f"runtime {r.name}": _place(r.folder) for r in runtimes if not paths.in_project(r.folder)}
+    specs = [_place(folder) for folder in paths.workload_dirs() if not paths.in_project(folder)]
+    return found | ({"workloads": "; ".join(specs)} if specs else {})
+
+
+def _place(folder: Path) -> str:
+    commit = _commit(folder)
+    return f"{folder.resolve()}" + (f" (git {commit})" if commit else "")
+
+
+def _commit(folder: Path) -> str:
+    """The short commit of the git work tree holding folder, -dirty if its
+    tracked files changed there; '' outside a work tree."""
     def git(*args):
-        return subprocess.run(["git", "-C", str(paths.PROJECT), *args], capture_output=True,
+        return subprocess.run(["git", "-C", str(folder), *args], capture_output=True,
                               text=True, stdin=subprocess.DEVNULL).stdout.strip()
     try:
         commit = git("rev-parse", "--short", "HEAD")
-        return commit + ("-dirty" if commit and git("status", "--porcelain", "--untracked-files=no") else "")
+        changed = commit and git("status", "--porcelain", "--untracked-files=no", "--", ".")
+        return commit + ("-dirty" if changed else "")
     except OSError:
         return ""
 
@@ -91,7 +108,8 @@ def describe(env: dict, runtime_infos: list[dict] = ()) -> list[tuple[str, str]]
             seen.append(text)
     for name, version in env.get("runtimes", {}).items():
         lines.append((name, version + (f", {' or '.join(flags[name])}" if name in flags else "")))
-    return lines + list(env.get("libraries", {}).items())
+    origins = [(what, f"from {place}") for what, place in env.get("origins", {}).items()]
+    return lines + list(env.get("libraries", {}).items()) + origins
 
 
 def differences(before: dict, after: dict) -> list[str]:
@@ -100,7 +118,9 @@ def differences(before: dict, after: dict) -> list[str]:
     def flat(env: dict) -> dict:
         nested = {f"{label} {k}": v for kind, label in (("runtimes", "runtime"), ("libraries", "library"))
                   for k, v in env.get(kind, {}).items()}
-        return {**{k: v for k, v in env.items() if k not in ("load", "cpu_mhz", "runtimes", "libraries")}, **nested}
+        nested |= {f"{what} from": place for what, place in env.get("origins", {}).items()}
+        ignored = ("load", "cpu_mhz", "runtimes", "libraries", "origins")
+        return {**{k: v for k, v in env.items() if k not in ignored}, **nested}
     a, b = flat(before), flat(after)
     return [f"{key}: {a.get(key, '-')} -> {b.get(key, '-')}"
             for key in dict.fromkeys([*a, *b]) if a.get(key) != b.get(key)]

@@ -1,27 +1,54 @@
 """Where concbench finds its workloads, runtimes and database.
 
-The defaults are the project checkout's own folders; the environment
-variables CONCBENCH_WORKLOADS and CONCBENCH_RUNTIMES (folders, separated by
-':') and CONCBENCH_DB replace them, e.g. for the tests' deliberately bad
-runtime."""
+The project's own folders come first. Folders from outside the repository
+add to them: given with --workloads and --runtimes, or in the environment
+variables CONCBENCH_WORKLOADS and CONCBENCH_RUNTIMES (separated by ':').
+CONCBENCH_BUILTINS=off leaves the project's own out, for a suite of only
+one's own (the tests' deliberately bad runtime). CONCBENCH_DB names the
+database."""
 
 import os
 from pathlib import Path
 
+from .errors import UserError
+
 PROJECT = Path(__file__).resolve().parents[2]
+BUILTIN = {"workloads": PROJECT / "workloads", "runtimes": PROJECT / "runtimes"}
+VARIABLES = {"workloads": "CONCBENCH_WORKLOADS", "runtimes": "CONCBENCH_RUNTIMES"}
+
+_given: dict[str, list[Path]] = {"workloads": [], "runtimes": []}   # by the command line
 
 
-def _dirs(variable: str, default: Path) -> list[Path]:
-    value = os.environ.get(variable)
-    return [Path(p) for p in value.split(":") if p] if value else [default]
+def add(kind: str, folders: tuple[Path, ...]) -> None:
+    """Folders of workloads or runtimes given on the command line."""
+    _given[kind] += folders
+
+
+def folders(kind: str) -> list[Path]:
+    """Where to find the workloads or runtimes: each folder once, built-in first."""
+    builtin = [] if os.environ.get("CONCBENCH_BUILTINS") == "off" else [BUILTIN[kind]]
+    variable = VARIABLES[kind]
+    listed = [Path(p) for p in os.environ.get(variable, "").split(":") if p]
+    for folder in listed:
+        if not folder.is_dir():
+            raise UserError(f"{variable}: {folder} is not a folder")
+    found = {}
+    for folder in builtin + listed + _given[kind]:
+        found.setdefault(folder.resolve(), folder)
+    return list(found.values())
+
+
+def in_project(path: Path) -> bool:
+    """Whether a folder is part of this checkout, whose commit the run records."""
+    return path.resolve().is_relative_to(PROJECT)
 
 
 def workload_dirs() -> list[Path]:
-    return _dirs("CONCBENCH_WORKLOADS", PROJECT / "workloads")
+    return folders("workloads")
 
 
 def runtime_dirs() -> list[Path]:
-    return _dirs("CONCBENCH_RUNTIMES", PROJECT / "runtimes")
+    return folders("runtimes")
 
 
 def default_db() -> Path:

@@ -160,11 +160,16 @@ class Runtime:
 
 
 def load_all() -> dict[str, Runtime]:
+    """Every runtime: each folder of runtimes holds runtime folders, or is one."""
     found: dict[str, Runtime] = {}
     for folder in paths.runtime_dirs():
-        for path in sorted(Path(folder).glob("*/runtime.toml")):
+        own = folder / "runtime.toml"
+        for path in [own] if own.exists() else sorted(folder.glob("*/runtime.toml")):
             manifest = load_toml(path, Manifest)
             if manifest.name != path.parent.name:
                 raise UserError(f"{path}: name {manifest.name!r} does not match its folder")
-            found.setdefault(manifest.name, Runtime(path.parent.resolve(), manifest))
+            if manifest.name in found:
+                raise UserError(f"two runtimes named {manifest.name!r}: "
+                                f"{found[manifest.name].folder} and {path.parent.resolve()}")
+            found[manifest.name] = Runtime(path.parent.resolve(), manifest)
     return found

@@ -213,11 +213,14 @@ def parse_override(text: str) -> tuple[str, list[str]]:
 
 def load_all() -> dict[str, Workload]:
     specs: dict[str, Workload] = {}
+    where: dict[str, Path] = {}
     for folder in paths.workload_dirs():
         for path in sorted(Path(folder).glob("*.toml")):
             spec = load_toml(path, Workload)
             if spec.id != path.stem:
                 raise UserError(f"{path}: id {spec.id!r} does not match the file name")
-            specs.setdefault(spec.id, spec)
+            if spec.id in where:
+                raise UserError(f"two workloads with the id {spec.id!r}: {where[spec.id]} and {path}")
+            specs[spec.id], where[spec.id] = spec, path
     # Grouped by origin, so that each seed's suite is planned and shown together.
     return dict(sorted(specs.items(), key=lambda item: item[1].origin))

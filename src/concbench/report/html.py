@@ -483,6 +483,7 @@ tr.baseline { background: #f2f6fb; }
        border-radius: 3px; padding: 1px 3px; margin-left: 6px; vertical-align: 1px; }
 table.facts th { font-weight: 600; color: var(--muted); white-space: nowrap; padding-left: 0; }
 table.facts td, table.facts th { border: 0; padding-top: 1px; padding-bottom: 1px; }
+table.facts td { overflow-wrap: anywhere; }   /* a long path of an outside runtime */
 .none, .muted { color: var(--muted); font-style: italic; }
 .status { color: var(--bad); font-weight: 650; white-space: nowrap; }
 .alert { color: var(--bad); background: #fdf0f0; border-left: 4px solid var(--bad); padding: 6px 12px; }
