@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 CONCBENCH := $(VENV)/bin/concbench
 
-.PHONY: bench test setup clean fidelity
+.PHONY: bench test lint setup clean fidelity
 
 # The report is written even when a trial failed or the run was interrupted
 # (it shows what went wrong); make's exit status is still the run's.
@@ -14,7 +14,16 @@ bench: setup
 
 test: setup
 	@$(CONCBENCH) setup --tests
+	@$(MAKE) -s lint
 	@$(VENV)/bin/pytest -q
+
+# Each language's standard checker: ruff for the harness, hlint for the
+# Haskell kit, ruby -wc for the Ruby kit (the C kit builds with -Wall -Wextra).
+lint: setup
+	@$(VENV)/bin/ruff check -q src tests docs/template
+	@$(VENV)/bin/ruff format -q --check src tests docs/template
+	@cd runtimes/haskell && hints=$$(hlint -XNoPatternSynonyms .) || { echo "$$hints"; exit 1; }
+	@for file in runtimes/ruby/*.rb runtimes/ruby/workloads/*.rb; do ruby -wc $$file >/dev/null || exit 1; done
 
 setup: $(VENV)/installed
 	@$(CONCBENCH) setup
@@ -25,7 +34,8 @@ $(VENV)/installed: pyproject.toml
 	@touch $@
 
 clean:
-	rm -rf $(VENV) runtimes/c/build
+	rm -rf $(VENV)
+	@for runtime in runtimes/*/; do [ ! -f $$runtime/Makefile ] || $(MAKE) -s -C $$runtime clean; done
 
 # How much of a plain call's rate the Ruby kit's loop keeps, against a bare
 # hand-written loop in the same process (it must be within 3%).

@@ -22,18 +22,17 @@ struct workload {
     const struct mechanism *mechanisms;
 };
 
+/* The registry: workloads.def, which the Makefile writes from the workload
+ * files (WORKLOAD(id, table) for each workloads/<id>.c that defines a
+ * table), so that a workload is added by adding its file, nothing else. */
+#define WORKLOAD(id, table) extern const struct mechanism table[];
+#include "workloads.def"
+#undef WORKLOAD
+
 static const struct workload workloads[] = {
-    {"pipe", pipe_mechanisms},
-    {"socketpair", socketpair_mechanisms},
-    {"mutex-cpu", mutex_cpu_mechanisms},
-    {"mutex-io", mutex_io_mechanisms},
-    {"queue", queue_mechanisms},
-    {"invoke", invoke_mechanisms},
-    {"invoke-waiting", invoke_waiting_mechanisms},
-    {"yield", yield_mechanisms},
-    {"await-readable", await_readable_mechanisms},
-    {"await-writable", await_writable_mechanisms},
-    {"spawn", spawn_mechanisms},
+#define WORKLOAD(id, table) {id, table},
+#include "workloads.def"
+#undef WORKLOAD
 };
 
 /* Clock readings at one end of a timed region. */
@@ -475,13 +474,40 @@ static json_t *measure_rate(const struct mechanism *m, struct run *run, bool war
     return sample;
 }
 
-/* Prints the response with these runs, frees the request; the exit status. */
-static int respond(json_t *req, json_t *runs)
+/* The Makefile's CFLAGS, as it compiled the kit, one flag each. */
+static json_t *compile_flags(void)
 {
-    json_t *resp = json_pack("{s:b, s:{s:s, s:s, s:[s]}, s:o}",
+    json_t *flags = json_array();
+    char words[] = KIT_CFLAGS, *saved;
+    for (char *word = strtok_r(words, " ", &saved); word; word = strtok_r(NULL, " ", &saved))
+        json_array_append_new(flags, json_string(word));
+    return flags;
+}
+
+/* Every workload's mechanisms, from the registry (the protocol's list request). */
+static json_t *implemented(void)
+{
+    json_t *found = json_object();
+    for (size_t i = 0; i < sizeof workloads / sizeof workloads[0]; i++) {
+        json_t *names = json_array();
+        for (const struct mechanism *m = workloads[i].mechanisms; m->name; m++)
+            json_array_append_new(names, json_string(m->name));
+        json_object_set_new(found, workloads[i].name, names);
+    }
+    return found;
+}
+
+/* Prints the response with these runs (and the other fields of `more`, if
+ * any), frees the request; the exit status. */
+static int respond(json_t *req, json_t *runs, json_t *more)
+{
+    json_t *resp = json_pack("{s:b, s:{s:s, s:s, s:o}, s:o}",
                              "ok", 1,
-                             "runtime", "name", "c", "version", __VERSION__, "flags", "-O2",
+                             "runtime", "name", "c", "version", __VERSION__, "flags", compile_flags(),
                              "runs", runs);
+    if (resp && more)
+        json_object_update(resp, more);
+    json_decref(more);
     char *line = resp ? json_dumps(resp, JSON_COMPACT) : NULL;
     if (!line)
         respond_error("building the response: out of memory");
@@ -536,7 +562,9 @@ int main(int argc, char **argv)
         respond_error("request: invalid JSON: %s (line %d)", jerr.text, jerr.line);
     const char *kind = get_string(req, "kind");
     if (strcmp(kind, "floor") == 0)
-        return respond(req, json_array());   /* the kit's floor: nothing else */
+        return respond(req, json_array(), NULL);   /* the kit's floor: nothing else */
+    if (strcmp(kind, "list") == 0)
+        return respond(req, json_array(), json_pack("{s:o}", "implements", implemented()));
     const char *workload = get_string(req, "workload");
     const char *mechanism = get_string(req, "mechanism");
     const char *scratch = get_string(req, "scratch");
@@ -560,5 +588,5 @@ int main(int argc, char **argv)
         pthread_mutex_destroy(&run.error_lock);
     }
 
-    return respond(req, results);
+    return respond(req, results, NULL);
 }

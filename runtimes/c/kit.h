@@ -98,18 +98,9 @@ struct mechanism {
     int (*finish)(struct run *run);    /* optional: after the clocks */
 };
 
-/* One table per workload file, ended by {0}. */
-extern const struct mechanism pipe_mechanisms[];
-extern const struct mechanism socketpair_mechanisms[];
-extern const struct mechanism mutex_cpu_mechanisms[];
-extern const struct mechanism mutex_io_mechanisms[];
-extern const struct mechanism queue_mechanisms[];
-extern const struct mechanism invoke_mechanisms[];
-extern const struct mechanism invoke_waiting_mechanisms[];
-extern const struct mechanism yield_mechanisms[];
-extern const struct mechanism await_readable_mechanisms[];
-extern const struct mechanism await_writable_mechanisms[];
-extern const struct mechanism spawn_mechanisms[];
+/* Each workload file workloads/<id>.c defines the table of its mechanisms,
+ * <id>_mechanisms (dashes as underscores), ended by {0}: that is all the
+ * kit needs to find it (the Makefile writes the registry from the files). */
 
 /* Fetches integer parameter `name` (>= min) into *value; -1 if missing,
  * not an integer or too small. */

@@ -31,28 +31,7 @@ import System.Info (fullCompilerVersion)
 
 import BuildFlags (ghcFlags)
 import Kit
-import qualified Workloads.Future as Future
-import qualified Workloads.Latch as Latch
-import qualified Workloads.Mailbox as Mailbox
-import qualified Workloads.MutexCpu as MutexCpu
-import qualified Workloads.Pipe as Pipe
-import qualified Workloads.Pool as Pool
-import qualified Workloads.Queue as Queue
-import qualified Workloads.Ring as Ring
-import qualified Workloads.Spawn as Spawn
-
-workloads :: [(String, [(String, Mechanism)])]
-workloads =
-  [ ("spawn", Spawn.mechanisms)
-  , ("pipe", Pipe.mechanisms)
-  , ("mutex-cpu", MutexCpu.mechanisms)
-  , ("queue", Queue.mechanisms)
-  , ("ring", Ring.mechanisms)
-  , ("mailbox", Mailbox.mechanisms)
-  , ("pool", Pool.mechanisms)
-  , ("future", Future.mechanisms)
-  , ("latch", Latch.mechanisms)
-  ]
+import Registry (workloads)
 
 data Request = Request
   { workload, kind, mechanism :: String
@@ -83,9 +62,11 @@ respond response = BL.putStrLn (encode response) >> hFlush stdout
 serve :: IO Value
 serve = do
   request <- BS.getContents >>= either (refuse . ("request: " ++)) pure . eitherDecodeStrict
-  samples <- case kind request of
+  (samples, extra) <- case kind request of
     -- The kit's floor (docs/protocol.md): read the request and answer, nothing else.
-    "floor" -> pure []
+    "floor" -> pure ([], [])
+    -- What the registry holds: every workload file's mechanisms.
+    "list" -> pure ([], ["implements" .= object [fromString w .= map fst ms | (w, ms) <- workloads]])
     "fixed" -> do
       mechanisms <- maybe (refuse ("workload " ++ workload request ++ " is not implemented")) pure
         (lookup (workload request) workloads)
@@ -97,10 +78,11 @@ serve = do
       -- a Handle's finalizer runs in a thread the RTS starts after a GC,
       -- which would otherwise be created, and counted, during a run.
       performMajorGC
-      forM [1 .. warmup request + runs request] $ \i -> measure run census (i <= warmup request)
+      runs' <- forM [1 .. warmup request + runs request] $ \i -> measure run census (i <= warmup request)
+      pure (runs', [])
     other -> refuse ("kind " ++ other ++ ": the Haskell kit has no rate workloads yet")
   capabilities <- getNumCapabilities
-  pure $ object
+  pure . object $
     [ "ok" .= True
     , "runtime" .= object
         [ "name" .= ("haskell" :: String)
@@ -108,7 +90,7 @@ serve = do
         , "flags" .= (ghcFlags ++ ["-N" ++ show capabilities])
         ]
     , "runs" .= samples
-    ]
+    ] <> extra
   where refuse = throwIO . KitError
 
 -- | One run: CPU time and the wall clock right around it (the wall clock

@@ -82,7 +82,9 @@
 require "json"
 
 module Kit
-  MECHANISMS = %w[none raw_fiber thread fiber process ractor celluloid concurrent].freeze
+  # The mechanisms are those runtime.toml names (its [mechanisms.NAME] tables),
+  # not a list of the kit's own: a workload implements the ones it responds to.
+  MECHANISMS = File.read(File.join(__dir__, "runtime.toml")).scan(/^\[mechanisms\.(\w+)\]$/).flatten.freeze
   LIBRARIES = { "fiber" => "async", "celluloid" => "celluloid", "concurrent" => "concurrent-edge" }.freeze
   # Parameters of the kit's rate loop, not of the mechanism.
   LOOP_PARAMS = %i[seconds gc].freeze
@@ -259,11 +261,12 @@ module Kit
       @flags = []
       kind = request.fetch("kind", "fixed")
       return { ok: true, runtime: runtime, runs: [] } if kind == "floor"
+      return { ok: true, runtime: runtime, runs: [], implements: implemented } if kind == "list"
       raise Refusal, "unknown kind #{kind.inspect}" unless %w[fixed rate].include?(kind)
       workload, mechanism = request.fetch("workload"), request.fetch("mechanism")
       load_library(mechanism) # first: a workload defines its actor classes only if their library is loaded
       impl = load_workload(workload)
-      unless MECHANISMS.include?(mechanism) && impl.respond_to?(mechanism)
+      unless mechanisms(impl).include?(mechanism)
         raise Refusal, "mechanism #{mechanism.inspect} is not implemented for workload #{workload.inspect}"
       end
       @scratch = request.fetch("scratch")
@@ -302,11 +305,27 @@ module Kit
       Celluloid.logger.level = Logger::ERROR if mechanism == "celluloid"
     end
 
+    def mechanisms(impl) = MECHANISMS.select { |name| impl.respond_to?(name) }
+
+    # Every workload file's mechanisms (the protocol's list request). The
+    # libraries are loaded first: a workload defines its actors only with them.
+    def implemented
+      LIBRARIES.each_key { |mechanism| load_library(mechanism) }
+      Dir[File.join(__dir__, "workloads", "*.rb")].sort.filter_map do |path|
+        id = File.basename(path, ".rb")
+        require path
+        impl = Workloads.const_defined?(constant(id), false) && Workloads.const_get(constant(id), false)
+        [id, mechanisms(impl).sort] if impl && !mechanisms(impl).empty? # else a helper file
+      end.to_h
+    end
+
+    def constant(id) = id.split("-").map(&:capitalize).join
+
     def load_workload(id)
       path = File.join(__dir__, "workloads", "#{id}.rb")
       raise Refusal, "workload #{id.inspect} is not implemented" unless id.match?(/\A[a-z0-9-]+\z/) && File.file?(path)
       require path
-      Workloads.const_get(id.split("-").map(&:capitalize).join, false)
+      Workloads.const_get(constant(id), false)
     end
 
     def begin_run

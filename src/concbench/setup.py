@@ -11,8 +11,8 @@ from .runtimes import Runtime
 
 # The harness builds its trial spawner with the C compiler.
 HARNESS_PACKAGES = ["gcc", "libc6-dev"]
-# The tests open the HTML report in a real browser.
-TEST_PACKAGES = ["chromium"]
+# The tests open the HTML report in a real browser; make lint runs hlint on the Haskell kit.
+TEST_PACKAGES = ["chromium", "hlint"]
 
 
 def required_packages(runtimes: list[Runtime], tests: bool = False) -> list[str]:
