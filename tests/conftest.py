@@ -11,18 +11,26 @@ FIXTURES = ROOT / "tests" / "fixtures"
 
 def concbench(*args, env=None, timeout=300):
     """Run the real command line, as a user would."""
-    return subprocess.run([sys.executable, "-m", "concbench", *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "concbench", *map(str, args)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 @pytest.fixture
 def fake_env(tmp_path):
     """The environment of a user whose suite is the fake runtime and the triangle workload."""
-    return {**os.environ,
-            "CONCBENCH_BUILTINS": "off",
-            "CONCBENCH_WORKLOADS": str(FIXTURES / "workloads"),
-            "CONCBENCH_RUNTIMES": str(FIXTURES / "runtimes"),
-            "CONCBENCH_DB": str(tmp_path / "test.db")}
+    return {
+        **os.environ,
+        "CONCBENCH_BUILTINS": "off",
+        "CONCBENCH_WORKLOADS": str(FIXTURES / "workloads"),
+        "CONCBENCH_RUNTIMES": str(FIXTURES / "runtimes"),
+        "CONCBENCH_DB": str(tmp_path / "test.db"),
+    }
 
 
 def assert_one_line_error(done, *fragments):

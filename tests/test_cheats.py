@@ -6,10 +6,9 @@ import json
 import os
 
 import pytest
+from conftest import FIXTURES, concbench
 
 from concbench import paths
-
-from conftest import FIXTURES, concbench
 
 CHEATS = [
     ("spawn", "insomniac", ["-p", "delay_ms=500"], "less than the 0.5 s every unit sleeps"),
@@ -25,9 +24,13 @@ CHEATS = [
 
 
 def _run(tmp_path, workload, mechanism, *args):
-    env = {**os.environ, "CONCBENCH_BUILTINS": "off", "CONCBENCH_RUNTIMES": str(FIXTURES / "cheats"),
-           "CONCBENCH_WORKLOADS": str(paths.BUILTIN["workloads"]),   # the real specs, with their real checks
-           "CONCBENCH_DB": str(tmp_path / "c.db")}
+    env = {
+        **os.environ,
+        "CONCBENCH_BUILTINS": "off",
+        "CONCBENCH_RUNTIMES": str(FIXTURES / "cheats"),
+        "CONCBENCH_WORKLOADS": str(paths.BUILTIN["workloads"]),  # the real specs, with their real checks
+        "CONCBENCH_DB": str(tmp_path / "c.db"),
+    }
     done = concbench("run", "--profile", "smoke", "-w", workload, "-m", mechanism, *args, env=env)
     shown = concbench("show", "--json", env=env)
     return done, [json.loads(line) for line in shown.stdout.splitlines()]

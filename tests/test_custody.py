@@ -11,13 +11,14 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import assert_one_line_error, concbench
 
 from concbench import limits
 
-from conftest import assert_one_line_error, concbench
-
-needs_cgroups = pytest.mark.skipif(any(isinstance(c, str) for c in limits.controllers().values()),
-                                   reason=f"no writable cgroups here: {limits.controllers()}")
+needs_cgroups = pytest.mark.skipif(
+    any(isinstance(c, str) for c in limits.controllers().values()),
+    reason=f"no writable cgroups here: {limits.controllers()}",
+)
 
 
 def records(env) -> list[dict]:
@@ -73,12 +74,28 @@ def test_a_harness_killed_with_its_spawner_is_cleaned_up_after_by_the_next_run(f
     pids, scratch = tmp_path / "pids", tmp_path / "tmp"
     scratch.mkdir()
     env = {**fake_env, "FAKE_PIDS": str(pids), "TMPDIR": str(scratch)}
-    harness = subprocess.Popen([sys.executable, "-m", "concbench", "run", "-w", "triangle", "-m", "hang",
-                                "--profile", "smoke", "--timeout", "3"], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    harness = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "concbench",
+            "run",
+            "-w",
+            "triangle",
+            "-m",
+            "hang",
+            "--profile",
+            "smoke",
+            "--timeout",
+            "3",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     orphan = pid_when_written(pids)
-    spawner = int(Path(f"/proc/{orphan}/stat").read_text().rsplit(")", 1)[1].split()[1])   # its reaper
-    os.kill(spawner, signal.SIGSTOP)   # so that it cannot clean up when the harness dies
+    spawner = int(Path(f"/proc/{orphan}/stat").read_text().rsplit(")", 1)[1].split()[1])  # its reaper
+    os.kill(spawner, signal.SIGSTOP)  # so that it cannot clean up when the harness dies
     harness.kill()
     harness.wait()
     os.kill(spawner, signal.SIGKILL)
@@ -90,26 +107,27 @@ def test_a_harness_killed_with_its_spawner_is_cleaned_up_after_by_the_next_run(f
     assert "cleaned up after a concbench that died mid-trial: 1 process" in done.stdout, done.stdout
     assert "1 scratch directory" in done.stdout
     assert not alive(orphan) and not list(scratch.iterdir())
-    assert records(env)[0]["status"] == "timeout"   # and the run finished
+    assert records(env)[0]["status"] == "timeout"  # and the run finished
     assert not alive(pid_when_written(pids))
 
 
 @needs_cgroups
 def test_a_runaway_stops_at_the_memory_limit_with_a_status_that_says_so(fake_env):
     env = {**fake_env, "FAKE_MIB": "400"}
-    done = concbench("run", "-w", "triangle", "-m", "hog", "--profile", "smoke", "--memory-limit", "200M",
-                     env=env)
+    done = concbench("run", "-w", "triangle", "-m", "hog", "--profile", "smoke", "--memory-limit", "200M", env=env)
     assert done.returncode == 1
-    assert ("fake/hog trial 1: LIMIT: the kernel stopped it at the memory cap of 200 MiB "
-            "(an OOM kill in its cgroup)") in done.stdout
+    assert (
+        "fake/hog trial 1: LIMIT: the kernel stopped it at the memory cap of 200 MiB (an OOM kill in its cgroup)"
+    ) in done.stdout
     assert records(env)[0]["status"] == "limit"
     assert stored_request(env)["memory_limit"] == 200 << 20
 
 
 @needs_cgroups
 def test_a_go_like_reservation_of_64_gib_runs_under_a_300_mib_limit(fake_env):
-    done = concbench("run", "-w", "triangle", "-m", "reserve", "--profile", "smoke", "--memory-limit", "300MiB",
-                     env=fake_env)
+    done = concbench(
+        "run", "-w", "triangle", "-m", "reserve", "--profile", "smoke", "--memory-limit", "300MiB", env=fake_env
+    )
     assert done.returncode == 0, done.stdout
     assert records(fake_env)[0]["process"]["maxrss_kb"] > 100_000
 
@@ -118,8 +136,9 @@ def test_a_go_like_reservation_of_64_gib_runs_under_a_300_mib_limit(fake_env):
 def test_a_fork_past_the_process_limit_stops_the_trial_with_a_status_that_says_so(fake_env):
     env = {**fake_env, "FAKE_CHILDREN": "40"}
     done = concbench("run", "-w", "triangle", "-m", "forks", "--profile", "smoke", "--process-limit", "16", env=env)
-    assert ("fake/forks trial 1: LIMIT: a fork or thread was refused at the cap of 16 processes and threads"
-            in done.stdout)
+    assert (
+        "fake/forks trial 1: LIMIT: a fork or thread was refused at the cap of 16 processes and threads" in done.stdout
+    )
     assert stored_request(env)["process_limit"] == 16
 
 
@@ -128,18 +147,38 @@ def test_limits_are_on_by_default_recorded_with_the_run_and_can_be_turned_off(fa
     request = stored_request(fake_env)
     assert request["memory_limit"] == limits.default_memory_bytes()
     assert request["process_limit"] == limits.DEFAULT_TASKS
-    concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke",
-              "--memory-limit", "off", "--process-limit", "off", env=fake_env)
+    concbench(
+        "run",
+        "-w",
+        "triangle",
+        "-m",
+        "honest",
+        "--profile",
+        "smoke",
+        "--memory-limit",
+        "off",
+        "--process-limit",
+        "off",
+        env=fake_env,
+    )
     request = stored_request(fake_env)
     assert request["memory_limit"] == 0 and request["process_limit"] == 0
     shown = concbench("show", env=fake_env).stdout
     assert "no memory cap, no process cap per trial" in shown
 
 
-@pytest.mark.parametrize("args", [
-    ["--memory-limit", "1K"], ["--memory-limit", "-5"], ["--memory-limit", "2X"], ["--memory-limit", "1.5G"],
-    ["--memory-limit", "9999999T"], ["--process-limit", "3"], ["--process-limit", "10k"],
-    ["--process-limit", ""],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--memory-limit", "1K"],
+        ["--memory-limit", "-5"],
+        ["--memory-limit", "2X"],
+        ["--memory-limit", "1.5G"],
+        ["--memory-limit", "9999999T"],
+        ["--process-limit", "3"],
+        ["--process-limit", "10k"],
+        ["--process-limit", ""],
+    ],
+)
 def test_a_bad_limit_gets_one_line(fake_env, args):
     assert_one_line_error(concbench("run", *args, env=fake_env), args[0], "expected 'off' or")

@@ -27,20 +27,29 @@ def diagnose(**workloads):
 def test_the_pbt_seeds_pattern_is_found():
     lines = diagnose(
         map_trivial={"none": [1500, 1540, 1560], "thread": [1000, 1030, 1100], "ractor": [70, 73, 75]},
-        map_cpu={"none": [7, 8, 8], "thread": [7, 8, 8], "ractor": [38, 39, 40]})
-    assert lines[1] == ("- trivial work (map-trivial cases=100): ruby/none wins; the others reach "
-                        "ruby/thread x0.67, ruby/ractor x0.047 of its speed. Concurrency does not pay.")
-    assert lines[2] == ("- CPU-bound work (map-cpu cases=100): ruby/ractor wins at x4.88 the speed of "
-                        "ruby/none; then ruby/thread x1.00.")
-    assert lines[3] == ("Concurrency pays for CPU-bound work (ruby/ractor); it does not pay for trivial work. "
-                        "ruby/thread wins in no case.")
+        map_cpu={"none": [7, 8, 8], "thread": [7, 8, 8], "ractor": [38, 39, 40]},
+    )
+    assert lines[1] == (
+        "- trivial work (map-trivial cases=100): ruby/none wins; the others reach "
+        "ruby/thread x0.67, ruby/ractor x0.047 of its speed. Concurrency does not pay."
+    )
+    assert lines[2] == (
+        "- CPU-bound work (map-cpu cases=100): ruby/ractor wins at x4.88 the speed of "
+        "ruby/none; then ruby/thread x1.00."
+    )
+    assert lines[3] == (
+        "Concurrency pays for CPU-bound work (ruby/ractor); it does not pay for trivial work. "
+        "ruby/thread wins in no case."
+    )
 
 
 def test_a_lead_inside_the_noise_is_no_win():
     lines = diagnose(map_io={"none": [100, 150, 200], "thread": [190, 210, 230]})
     assert "no mechanism is clear of ruby/none; the best, ruby/thread, is x1.40" in lines[1]
-    assert lines[2] == ("Concurrency pays for no kind of work here; it does not pay for I/O-bound work. "
-                        "ruby/thread, ruby/none win in no case.")
+    assert lines[2] == (
+        "Concurrency pays for no kind of work here; it does not pay for I/O-bound work. "
+        "ruby/thread, ruby/none win in no case."
+    )
 
 
 def test_a_baseline_level_with_another_does_not_claim_to_win():
@@ -49,11 +58,15 @@ def test_a_baseline_level_with_another_does_not_claim_to_win():
 
 
 def test_mechanisms_level_with_the_best_share_the_win():
-    lines = diagnose(map_cpu={"none": [6, 6, 7], "process": [11, 12, 13], "ractor": [10, 11, 12],
-                              "thread": [5, 6, 7]})
-    assert lines[1] == ("- CPU-bound work (map-cpu cases=100): ruby/process and ruby/ractor win, level within "
-                        "the noise, at x2.00 and x1.83 the speed of ruby/none; then ruby/thread x1.00.")
-    assert lines[2] == "Concurrency pays for CPU-bound work (ruby/process, ruby/ractor). ruby/none, ruby/thread win in no case."
+    lines = diagnose(map_cpu={"none": [6, 6, 7], "process": [11, 12, 13], "ractor": [10, 11, 12], "thread": [5, 6, 7]})
+    assert lines[1] == (
+        "- CPU-bound work (map-cpu cases=100): ruby/process and ruby/ractor win, level within "
+        "the noise, at x2.00 and x1.83 the speed of ruby/none; then ruby/thread x1.00."
+    )
+    assert (
+        lines[2]
+        == "Concurrency pays for CPU-bound work (ruby/process, ruby/ractor). ruby/none, ruby/thread win in no case."
+    )
 
 
 def test_workloads_without_a_kind_of_work_are_not_diagnosed():

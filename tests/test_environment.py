@@ -10,24 +10,35 @@ def test_the_fingerprint_reads_this_machine_and_the_trials_limits():
     assert {"governor", "cpu_mhz", "concbench", "runtimes", "libraries"} <= set(env)
     assert env["limits"].startswith("memory 3072 MiB (")
     assert env["limits"].endswith("per trial") and ", 100 processes and threads (" in env["limits"]
-    assert environment.fingerprint([], limits.Limits(None, None))["limits"] == \
-        "no memory cap, no process cap per trial"
+    assert environment.fingerprint([], limits.Limits(None, None))["limits"] == "no memory cap, no process cap per trial"
 
 
-ENV = {"cpu": "AMD EPYC", "cores": 2, "memory_kb": 24 * 1024 ** 2, "kernel": "6.1", "load": [0.1, 0.2, 0.3],
-       "governor": "performance", "cpu_mhz": 2400, "python": "3.11.7", "concbench": "abc1234",
-       "runtimes": {"ruby": "3.1.7", "haskell": "9.0.2"}, "libraries": {"ruby/fiber": "async 1.30.3"},
-       "limits": "memory 12032 MiB (cgroup v1), 16384 processes and threads (cgroup v1) per trial"}
+ENV = {
+    "cpu": "AMD EPYC",
+    "cores": 2,
+    "memory_kb": 24 * 1024**2,
+    "kernel": "6.1",
+    "load": [0.1, 0.2, 0.3],
+    "governor": "performance",
+    "cpu_mhz": 2400,
+    "python": "3.11.7",
+    "concbench": "abc1234",
+    "runtimes": {"ruby": "3.1.7", "haskell": "9.0.2"},
+    "libraries": {"ruby/fiber": "async 1.30.3"},
+    "limits": "memory 12032 MiB (cgroup v1), 16384 processes and threads (cgroup v1) per trial",
+}
 
 
 def test_a_report_shows_versions_with_the_flags_the_trials_reported():
-    lines = dict(environment.describe(ENV, [{"name": "ruby", "flags": []},
-                                            {"name": "ruby", "flags": ["--yjit"]},
-                                            {"name": "ruby", "flags": []}]))
+    lines = dict(
+        environment.describe(
+            ENV, [{"name": "ruby", "flags": []}, {"name": "ruby", "flags": ["--yjit"]}, {"name": "ruby", "flags": []}]
+        )
+    )
     assert lines["CPU"] == "AMD EPYC, 2 cores, 2400 MHz, governor performance"
     assert lines["memory"] == "24.0 GiB"
     assert lines["ruby"] == "3.1.7, no flags or flags --yjit"
-    assert lines["haskell"] == "9.0.2"          # no trial of it: no flags known
+    assert lines["haskell"] == "9.0.2"  # no trial of it: no flags known
     assert lines["ruby/fiber"] == "async 1.30.3"
     assert lines["concbench"] == "abc1234"
     assert lines["limits"].startswith("memory 12032 MiB")

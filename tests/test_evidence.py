@@ -7,13 +7,15 @@ from concbench.records import CellKey, Note, Sample, TrialRecord
 from concbench.report import aggregate, terminal
 
 SPEC = workloads.load_all()["mutex-cpu"]
-PARAMS = (("groups", 4), ("workers", 10), ("iterations", 2000))   # 80,000 acquisitions a run
+PARAMS = (("groups", 4), ("workers", 10), ("iterations", 2000))  # 80,000 acquisitions a run
 
 
 def _cell(mechanism, contended, peak_live=40, units=40):
     key = CellKey("mutex-cpu", "ruby", mechanism, PARAMS)
-    runs = tuple(Sample(False, 1_000_000, 1, 1, units, {"sum": 47_760_000}, peak_live=peak_live,
-                        evidence={"contended": c}) for c in contended)
+    runs = tuple(
+        Sample(False, 1_000_000, 1, 1, units, {"sum": 47_760_000}, peak_live=peak_live, evidence={"contended": c})
+        for c in contended
+    )
     return TrialRecord(key, 0, Status.OK, "", {}, wall_ns=10**9, maxrss_kb=1000, samples=runs)
 
 
@@ -26,7 +28,8 @@ def test_a_lock_that_almost_never_found_held_is_marked_with_what_was_seen():
     table = _table(_cell("thread", [3, 2]), _cell("pthread", [4000, 2000]))
     thread, pthread = table.rows
     assert [(m.word, m.seen) for m in table.marks(thread)] == [
-        ("uncontended", "0.0031% of acquisitions found the lock held (5 of 160,000)")]
+        ("uncontended", "0.0031% of acquisitions found the lock held (5 of 160,000)")
+    ]
     assert table.marks(pthread) == ()
     assert table.observed(pthread)[0].share == 6000 / 160_000
 
@@ -45,8 +48,11 @@ def test_evidence_a_mechanism_cannot_observe_is_shown_as_such_and_not_marked():
 
 
 def test_the_terminal_shows_live_units_the_evidence_marks_and_notes():
-    table = _table(_cell("thread", [3, 2], peak_live=7), _cell("pthread", [4000, 2000]),
-                   notes=[Note("mutex-cpu", "ruby/thread", "the GVL passes every 100 ms")])
+    table = _table(
+        _cell("thread", [3, 2], peak_live=7),
+        _cell("pthread", [4000, 2000]),
+        notes=[Note("mutex-cpu", "ruby/thread", "the GVL passes every 100 ms")],
+    )
     lines = [line.plain for line in terminal.render(table)]
     assert "live contended" in lines[1]
     thread_row = next(line for line in lines if line.startswith("ruby/thread "))
@@ -59,13 +65,27 @@ def test_the_terminal_shows_live_units_the_evidence_marks_and_notes():
 
 def test_shares_read_as_plain_percentages():
     assert [aggregate.percent(s) for s in (0.372, 0.042, 0.00045, 5e-7, 0, 1)] == [
-        "37%", "4.2%", "0.045%", "0.000050%", "0%", "100%"]
+        "37%",
+        "4.2%",
+        "0.045%",
+        "0.000050%",
+        "0%",
+        "100%",
+    ]
 
 
 def test_runs_stored_before_the_spec_declared_evidence_show_none():
     old = _cell("thread", [1, 1])
-    old = TrialRecord(old.cell, 0, Status.OK, "", {}, wall_ns=10**9, maxrss_kb=1000,
-                      samples=tuple(Sample(False, 1_000_000, 1, 1, 40, {"sum": 47_760_000}) for _ in range(2)))
+    old = TrialRecord(
+        old.cell,
+        0,
+        Status.OK,
+        "",
+        {},
+        wall_ns=10**9,
+        maxrss_kb=1000,
+        samples=tuple(Sample(False, 1_000_000, 1, 1, 40, {"sum": 47_760_000}) for _ in range(2)),
+    )
     table = _table(old)
     assert table.observed(table.rows[0]) == () and table.marks(table.rows[0]) == ()
     assert "no verified trial" not in terminal.render(table)[2].plain

@@ -11,7 +11,6 @@ import shutil
 import statistics
 
 import pytest
-
 from conftest import FIXTURES, assert_one_line_error, concbench
 
 NA_REASON = "no triangles | not one,\nnot a side"  # a runtime's text with a table's metacharacters
@@ -26,18 +25,36 @@ def env(tmp_path_factory):
     runtime = tmp / "runtimes" / "fake"
     shutil.copytree(FIXTURES / "runtimes" / "fake", runtime)
     manifest = runtime / "runtime.toml"
-    manifest.write_text(manifest.read_text().replace('"this mechanism has no triangles"',
-                                                     json.dumps(NA_REASON)))
+    manifest.write_text(manifest.read_text().replace('"this mechanism has no triangles"', json.dumps(NA_REASON)))
     shutil.copy(runtime / "workloads" / "ticks.py", runtime / "workloads" / "tally.py")
     (tmp / "workloads").mkdir()
     ticks = (FIXTURES / "workloads" / "ticks.toml").read_text()
     (tmp / "workloads" / "tally.toml").write_text(
-        ticks.replace('id = "ticks"', 'id = "tally"').replace('"executions"', '"ips"'))
-    env = {**os.environ, "CONCBENCH_BUILTINS": "off",
-           "CONCBENCH_WORKLOADS": f"{FIXTURES / 'workloads'}:{tmp / 'workloads'}",
-           "CONCBENCH_RUNTIMES": str(tmp / "runtimes"), "CONCBENCH_DB": str(tmp / "test.db")}
-    first = concbench("run", "-w", "triangle,ticks", "-m", "honest,liar,crash,inexpressible",
-                      "--profile", "smoke", "--trials", "2", "--warmup", "1", "--runs", "2", env=env)
+        ticks.replace('id = "ticks"', 'id = "tally"').replace('"executions"', '"ips"')
+    )
+    env = {
+        **os.environ,
+        "CONCBENCH_BUILTINS": "off",
+        "CONCBENCH_WORKLOADS": f"{FIXTURES / 'workloads'}:{tmp / 'workloads'}",
+        "CONCBENCH_RUNTIMES": str(tmp / "runtimes"),
+        "CONCBENCH_DB": str(tmp / "test.db"),
+    }
+    first = concbench(
+        "run",
+        "-w",
+        "triangle,ticks",
+        "-m",
+        "honest,liar,crash,inexpressible",
+        "--profile",
+        "smoke",
+        "--trials",
+        "2",
+        "--warmup",
+        "1",
+        "--runs",
+        "2",
+        env=env,
+    )
     second = concbench("run", "-w", "tally", "-m", "honest", "--profile", "smoke", "--runs", "3", env=env)
     assert first.returncode == 1 and second.returncode == 0, first.stderr + second.stderr
     return env
@@ -56,8 +73,7 @@ def tables(markdown: str) -> dict[str, list[list[str]]]:
         if line.startswith("### "):
             heading = line[4:]
         elif line.startswith("| "):
-            found.setdefault(heading, []).append(
-                [cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]])
+            found.setdefault(heading, []).append([cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]])
     return found
 
 
@@ -69,8 +85,12 @@ def test_markdown_has_a_row_per_mechanism_in_the_seed_formats(env):
     assert ticks[0][:4] == ["mechanism", "executions", "in seconds", "ops/s"]
     for rows in (triangle, ticks):
         assert all(len(row) == len(rows[0]) for row in rows)  # no cell broken by a runtime's text
-        assert [row[0] for row in rows[2:]] == ["fake/honest (baseline)", "fake/liar", "fake/crash",
-                                                "fake/inexpressible"]
+        assert [row[0] for row in rows[2:]] == [
+            "fake/honest (baseline)",
+            "fake/liar",
+            "fake/crash",
+            "fake/inexpressible",
+        ]
         assert rows[3][1] == "no verified trial" and rows[3][-1] == "0/2 2 INVALID"
     assert triangle[2][4] == "0.000001" and triangle[2][5] == "x1.00" and triangle[2][-1] == "2/2"
     assert ticks[2][1:4] == ["30", "0.0000", "30.000M"]
@@ -95,8 +115,13 @@ def test_csv_has_a_row_per_run_and_one_per_trial_without_runs(env):
     assert "stderr" not in rows[0]
     honest = [r for r in rows if r["workload"] == "triangle" and r["mechanism"] == "honest"]
     assert [(r["trial"], r["run_index"], r["warmup"]) for r in honest] == [
-        ("0", "0", "true"), ("0", "1", "false"), ("0", "2", "false"),
-        ("1", "0", "true"), ("1", "1", "false"), ("1", "2", "false")]
+        ("0", "0", "true"),
+        ("0", "1", "false"),
+        ("0", "2", "false"),
+        ("1", "0", "true"),
+        ("1", "1", "false"),
+        ("1", "2", "false"),
+    ]
     assert honest[1]["wall_ns"] == "1000" and json.loads(honest[1]["result"]) == {"total": 55}
     assert json.loads(honest[1]["params"]) == {"n": 10} and honest[1]["peak_kb"].isdigit()
     crash = [r for r in rows if r["workload"] == "triangle" and r["mechanism"] == "crash"]
@@ -123,8 +148,13 @@ def test_json_has_every_trial_and_cells_that_match_them(env):
         assert cell["peak_kb"] == statistics.median(t["peak_kb"] for t in verified)
     assert cells["ticks", "honest"]["rate_per_s"]["median"] == 30e6 and cells["ticks", "honest"]["baseline"]
     assert cells["triangle", "honest"]["rate_per_s"] is None and cells["triangle", "honest"]["ratio"] == 1.0
-    assert {"workload": "triangle", "row": "fake/inexpressible", "kind": "n/a", "reason": NA_REASON,
-            "params": "n=10"} in document["skipped"]
+    assert {
+        "workload": "triangle",
+        "row": "fake/inexpressible",
+        "kind": "n/a",
+        "reason": NA_REASON,
+        "params": "n=10",
+    } in document["skipped"]
 
 
 def test_a_report_that_cannot_be_written_is_a_one_line_error_and_leaves_nothing(env, tmp_path):

@@ -12,7 +12,9 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from conftest import FIXTURES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from concbench import runner, trial
@@ -26,15 +28,14 @@ from concbench.store import Store
 from concbench.trial import STDOUT_LIMIT, Exit
 from concbench.workloads import Workload
 
-from conftest import FIXTURES
-
-settings.register_profile("fuzz", deadline=None, database=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+settings.register_profile(
+    "fuzz", deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example]
+)
 FUZZ = settings.get_profile("fuzz")
 
 FAKE = FIXTURES / "runtimes" / "fake"
 RUNTIME = Runtime(FAKE, load_toml(FAKE / "runtime.toml", Manifest))
-SMOKE = PROFILE_SETTINGS["smoke"]   # no warm-up, one timed run
+SMOKE = PROFILE_SETTINGS["smoke"]  # no warm-up, one timed run
 
 
 def cell(spec: Path, mechanism: str) -> Cell:
@@ -47,40 +48,67 @@ REPORTED = [cell(FIXTURES / "workloads" / f"{w}.toml", m) for w in ("triangle", 
 UNCOMPUTABLE = cell(FIXTURES / "uncomputable" / "triangle.toml", "says")
 
 # Text a trial might print to hurt whatever shows it; lone surrogates only JSON escapes can spell.
-HOSTILE = ["[/]", "[bold]", "[bold red]x", "\x1b[2J", "<script>alert(1)</script>", "=1+1", "\x00", "\r\n",
-           "\u2028", "a\tb"]
+HOSTILE = [
+    "[/]",
+    "[bold]",
+    "[bold red]x",
+    "\x1b[2J",
+    "<script>alert(1)</script>",
+    "=1+1",
+    "\x00",
+    "\r\n",
+    "\u2028",
+    "a\tb",
+]
 SURROGATES = ["\ud800", "\udfff\ud800"]
 EDGES = [0, 1, -1, 10, 30, 55, INT64_MAX, INT64_MAX + 1, INT64_MIN, INT64_MIN - 1, 10**20]
 
 numbers = st.one_of(
     st.integers(0, 10**6).map(str),
     st.sampled_from(EDGES).map(str),
-    st.integers(1, 6000).map(lambda digits: "9" * digits),   # past int64, past Python's 4300 digits
-    st.sampled_from(["NaN", "Infinity", "-Infinity", "1.5", "-0.0", "1e999", "1E400"]))
+    st.integers(1, 6000).map(lambda digits: "9" * digits),  # past int64, past Python's 4300 digits
+    st.sampled_from(["NaN", "Infinity", "-Infinity", "1.5", "-0.0", "1e999", "1E400"]),
+)
 strings = st.one_of(
     st.text(max_size=30),
     st.sampled_from(HOSTILE + SURROGATES),
     st.sampled_from([300, 10**5, 2 * STDOUT_LIMIT]).map(lambda n: "x" * n),
-).map(json.dumps)   # lone surrogates become \ud800 escapes, which json.loads turns back into them
+).map(json.dumps)  # lone surrogates become \ud800 escapes, which json.loads turns back into them
 leaves = st.one_of(numbers, strings, st.sampled_from(["true", "false", "null"]))
-values = st.recursive(leaves, lambda children: st.one_of(
-    st.lists(children, max_size=4).map(lambda items: f"[{','.join(items)}]"),
-    st.dictionaries(strings, children, max_size=4).map(
-        lambda pairs: "{" + ",".join(f"{k}:{v}" for k, v in pairs.items()) + "}")), max_leaves=12)
+values = st.recursive(
+    leaves,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4).map(lambda items: f"[{','.join(items)}]"),
+        st.dictionaries(strings, children, max_size=4).map(
+            lambda pairs: "{" + ",".join(f"{k}:{v}" for k, v in pairs.items()) + "}"
+        ),
+    ),
+    max_leaves=12,
+)
 deep = st.integers(1, 200_000).map(lambda n: "[" * n + "]" * (n % 2 * n))
-names = st.one_of(st.sampled_from(["total", "count", "mean", "ops", "contended", "x"]), st.text(max_size=20),
-                  st.sampled_from(HOSTILE + SURROGATES))
+names = st.one_of(
+    st.sampled_from(["total", "count", "mean", "ops", "contended", "x"]),
+    st.text(max_size=20),
+    st.sampled_from(HOSTILE + SURROGATES),
+)
 
 
 def honest(cell: Cell, lifetime_ns: int, ops: int | None) -> dict:
     """What an honest kit answers the cell's smoke request, as a tree whose leaves are JSON text."""
     try:
         result = cell.workload.expected(cell.params, ops)
-    except ArithmeticError:   # the uncomputable spec at one batch
+    except ArithmeticError:  # the uncomputable spec at one batch
         result = {}
-    run = {"warmup": "false", "wall_ns": str(lifetime_ns // 2 or 1), "user_ns": "500", "sys_ns": "100",
-           "units": "1", "peak_live": "1", "result": {key: str(value) for key, value in result.items()},
-           **({"ops": str(ops)} if ops is not None else {})}
+    run = {
+        "warmup": "false",
+        "wall_ns": str(lifetime_ns // 2 or 1),
+        "user_ns": "500",
+        "sys_ns": "100",
+        "units": "1",
+        "peak_live": "1",
+        "result": {key: str(value) for key, value in result.items()},
+        **({"ops": str(ops)} if ops is not None else {}),
+    }
     return {"ok": "true", "runtime": {"name": '"fake"', "version": '"1"', "flags": []}, "runs": [run]}
 
 
@@ -153,22 +181,44 @@ def exits(draw, cell: Cell) -> Exit:
         line = line[:at] + draw(st.binary(min_size=1, max_size=4)) + line[at:]
     noise = draw(st.sampled_from([b"", b"", b"starting\n", b"\xff\xfe\n", b"[bold]noise[/]\n"]))
     written = noise + line + draw(st.sampled_from([b"\n", b"", b"\r\n", b"\n\n \t"]))
-    return ended(written, lifetime_ns, dropped=draw(st.sampled_from([0] * 8 + [1, 3 * STDOUT_LIMIT])),
-                 how=draw(st.sampled_from([(0, None, False)] * 8 + [(1, None, False), (None, 9, False),
-                                                                   (None, 9, True)])),
-                 stderr=draw(st.one_of(st.text(max_size=50), st.sampled_from(HOSTILE))),
-                 strays=draw(st.sampled_from([0] * 8 + [None, 1, 300])),
-                 limit_hit=draw(st.sampled_from([""] * 8 + ["the kernel stopped it at the memory cap"])))
+    return ended(
+        written,
+        lifetime_ns,
+        dropped=draw(st.sampled_from([0] * 8 + [1, 3 * STDOUT_LIMIT])),
+        how=draw(st.sampled_from([(0, None, False)] * 8 + [(1, None, False), (None, 9, False), (None, 9, True)])),
+        stderr=draw(st.one_of(st.text(max_size=50), st.sampled_from(HOSTILE))),
+        strays=draw(st.sampled_from([0] * 8 + [None, 1, 300])),
+        limit_hit=draw(st.sampled_from([""] * 8 + ["the kernel stopped it at the memory cap"])),
+    )
 
 
-def ended(written: bytes, lifetime_ns: int, dropped: int = 0, how=(0, None, False), stderr: str = "",
-          strays: int | None = 0, limit_hit: str = "") -> Exit:
+def ended(
+    written: bytes,
+    lifetime_ns: int,
+    dropped: int = 0,
+    how=(0, None, False),
+    stderr: str = "",
+    strays: int | None = 0,
+    limit_hit: str = "",
+) -> Exit:
     """The end of a trial that wrote written (and dropped bytes before it), as the harness keeps it."""
     code, signal, timed_out = how
-    return Exit(wall_ns=lifetime_ns, user_ns=1000, sys_ns=1000, maxrss_kb=1000, voluntary_switches=1,
-                involuntary_switches=1, exit_code=code, signal=signal, timed_out=timed_out,
-                stdout=written[-STDOUT_LIMIT:], stdout_size=len(written) + dropped, stderr=stderr,
-                strays=strays, limit_hit=limit_hit)
+    return Exit(
+        wall_ns=lifetime_ns,
+        user_ns=1000,
+        sys_ns=1000,
+        maxrss_kb=1000,
+        voluntary_switches=1,
+        involuntary_switches=1,
+        exit_code=code,
+        signal=signal,
+        timed_out=timed_out,
+        stdout=written[-STDOUT_LIMIT:],
+        stdout_size=len(written) + dropped,
+        stderr=stderr,
+        strays=strays,
+        limit_hit=limit_hit,
+    )
 
 
 def trials(cells: list[Cell]) -> st.SearchStrategy:
@@ -186,8 +236,16 @@ def assert_fits(record, exit: Exit) -> None:
     assert "\n" not in record.detail and len(record.detail) <= DETAIL_LIMIT
     record.detail.encode()
     for sample in record.samples:
-        figures = (sample.wall_ns, sample.user_ns, sample.sys_ns, sample.units, sample.peak_live, sample.ops,
-                   *sample.result.values(), *sample.evidence.values())
+        figures = (
+            sample.wall_ns,
+            sample.user_ns,
+            sample.sys_ns,
+            sample.units,
+            sample.peak_live,
+            sample.ops,
+            *sample.result.values(),
+            *sample.evidence.values(),
+        )
         assert all(INT64_MIN <= f <= INT64_MAX for f in figures if f is not None)
         assert record.status != Status.OK or 1 <= sample.wall_ns <= exit.wall_ns
 
@@ -209,8 +267,10 @@ def reported_specs():
 
 
 # A verified trial in every cell, for the others to be compared with.
-HONEST = [(cell, ended(text(honest(cell, 10**9, 30 if cell.workload.kind == "rate" else None)).encode(), 10**9))
-          for cell in REPORTED]
+HONEST = [
+    (cell, ended(text(honest(cell, 10**9, 30 if cell.workload.kind == "rate" else None)).encode(), 10**9))
+    for cell in REPORTED
+]
 
 
 @settings(FUZZ, max_examples=100)
@@ -220,7 +280,7 @@ def test_every_answer_is_stored_and_reported(hostile):
         store = Store(Path(folder) / "fuzz.db")
         run_id = store.begin_run({"profile": "smoke"}, {"runtimes": {"fake": "1"}})
         records = [judged(cell, exit, index) for index, (cell, exit) in enumerate([*HONEST, *hostile])]
-        assert all(record.status == Status.OK for record in records[:len(HONEST)])
+        assert all(record.status == Status.OK for record in records[: len(HONEST)])
         for record in records:
             store.add_trial(run_id, record)
         store.set_state(run_id, "complete")
@@ -238,6 +298,11 @@ def render_everything(report: document.RunReport) -> None:
             console.print(line)
     for line in report.diagnosis:
         console.print(line, markup=False)
-    for rendered in (console.file.getvalue(), markdown.render(report), html.render(report),
-                     export.csv_text(report), export.json_text(report)):
+    for rendered in (
+        console.file.getvalue(),
+        markdown.render(report),
+        html.render(report),
+        export.csv_text(report),
+        export.json_text(report),
+    ):
         rendered.encode()

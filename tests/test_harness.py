@@ -11,10 +11,9 @@ import sys
 import time
 
 import pytest
+from conftest import FIXTURES, assert_one_line_error, concbench
 
 from concbench import store
-
-from conftest import FIXTURES, assert_one_line_error, concbench
 
 
 def records(env, run=None):
@@ -31,10 +30,22 @@ def test_every_failure_is_classified_stored_and_the_run_goes_on(fake_env):
     for r in records(fake_env):
         statuses.setdefault(r["mechanism"], set()).add(r["status"])
     assert statuses == {
-        "honest": {"ok"}, "paced": {"ok"}, "slow": {"ok"}, "forker": {"stray"}, "escaper": {"stray"},
-        "hog": {"ok"}, "reserve": {"ok"}, "forks": {"ok"}, "liar": {"invalid"},
-        "hang": {"timeout"}, "crash": {"crash"}, "exit": {"exit"}, "garbage": {"garbage"},
-        "silent": {"garbage"}, "says": {"garbage"}, "refuse": {"error"},
+        "honest": {"ok"},
+        "paced": {"ok"},
+        "slow": {"ok"},
+        "forker": {"stray"},
+        "escaper": {"stray"},
+        "hog": {"ok"},
+        "reserve": {"ok"},
+        "forks": {"ok"},
+        "liar": {"invalid"},
+        "hang": {"timeout"},
+        "crash": {"crash"},
+        "exit": {"exit"},
+        "garbage": {"garbage"},
+        "silent": {"garbage"},
+        "says": {"garbage"},
+        "refuse": {"error"},
     }
     assert "fake/inexpressible  n/a: this mechanism has no triangles" in done.stdout
     assert "fake/absent         unavailable: fake/absent is unusable (apt-get install nothing-real)" in done.stdout
@@ -43,8 +54,7 @@ def test_every_failure_is_classified_stored_and_the_run_goes_on(fake_env):
 
 
 def test_a_json_record_per_trial_with_every_figure(fake_env):
-    concbench("run", "-w", "triangle", "-m", "honest,liar", "--warmup", "1", "--runs", "2", "-p", "n=3",
-              env=fake_env)
+    concbench("run", "-w", "triangle", "-m", "honest,liar", "--warmup", "1", "--runs", "2", "-p", "n=3", env=fake_env)
     rows = records(fake_env)
     assert len(rows) == 6
     honest = next(r for r in rows if r["mechanism"] == "honest")
@@ -86,27 +96,30 @@ def test_a_sweep_makes_a_table_per_value(fake_env):
     assert "Triangle (triangle): n=10" in done.stdout and "Triangle (triangle): n=100" in done.stdout
 
 
-@pytest.mark.parametrize("args, fragments", [
-    (["run", "-w", "nope"], ["unknown workload 'nope'", "triangle"]),
-    (["run", "-r", "nope"], ["unknown runtime 'nope'"]),
-    (["run", "-m", "nope"], ["unknown mechanism 'nope'"]),
-    (["run", "-p", "m=1"], ["unknown parameter 'm'"]),
-    (["run", "-p", "n=x"], ["triangle: n=x is not an integer"]),
-    (["run", "-p", "n=1.5"], ["triangle: n=1.5 is not an integer"]),
-    (["run", "-p", "n="], ["--param 'n=': expected NAME=VALUE"]),
-    (["run", "-p", "n=-1"], ["triangle: n=-1 is out of bounds [0, 1000000]"]),
-    (["run", "-o", "nope"], ["unknown option 'nope'"]),
-    (["run", "--trials", "-1"], ["--trials"]),
-    (["run", "--timeout", "0"], ["--timeout"]),
-    (["run", "--profile", "huge"], ["--profile"]),
-    (["run", "--bogus"], ["--bogus"]),
-    (["run", "-m", "inexpressible"], ["nothing to run"]),
-    (["run", "--resume"], ["no interrupted run to resume"]),
-    (["run", "--resume", "x"], ["--resume 'x'"]),
-    (["run", "--resume", "--warmup", "0"], ["--resume continues a run with its own selection"]),
-    (["show"], ["no runs stored yet"]),
-    (["show", "7"], ["no runs stored yet"]),
-])
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (["run", "-w", "nope"], ["unknown workload 'nope'", "triangle"]),
+        (["run", "-r", "nope"], ["unknown runtime 'nope'"]),
+        (["run", "-m", "nope"], ["unknown mechanism 'nope'"]),
+        (["run", "-p", "m=1"], ["unknown parameter 'm'"]),
+        (["run", "-p", "n=x"], ["triangle: n=x is not an integer"]),
+        (["run", "-p", "n=1.5"], ["triangle: n=1.5 is not an integer"]),
+        (["run", "-p", "n="], ["--param 'n=': expected NAME=VALUE"]),
+        (["run", "-p", "n=-1"], ["triangle: n=-1 is out of bounds [0, 1000000]"]),
+        (["run", "-o", "nope"], ["unknown option 'nope'"]),
+        (["run", "--trials", "-1"], ["--trials"]),
+        (["run", "--timeout", "0"], ["--timeout"]),
+        (["run", "--profile", "huge"], ["--profile"]),
+        (["run", "--bogus"], ["--bogus"]),
+        (["run", "-m", "inexpressible"], ["nothing to run"]),
+        (["run", "--resume"], ["no interrupted run to resume"]),
+        (["run", "--resume", "x"], ["--resume 'x'"]),
+        (["run", "--resume", "--warmup", "0"], ["--resume continues a run with its own selection"]),
+        (["show"], ["no runs stored yet"]),
+        (["show", "7"], ["no runs stored yet"]),
+    ],
+)
 def test_bad_input_gets_one_line(fake_env, args, fragments):
     assert_one_line_error(concbench(*args, env=fake_env), *fragments)
 
@@ -140,8 +153,7 @@ def test_doctor_names_what_is_missing_and_how_to_install_it(fake_env):
 
 
 def test_a_mechanism_is_na_above_its_limit_and_runs_below_it(fake_env):
-    done = concbench("run", "-w", "triangle", "-m", "honest", "-p", "n=10,501", "--profile", "smoke",
-                     env=fake_env)
+    done = concbench("run", "-w", "triangle", "-m", "honest", "-p", "n=10,501", "--profile", "smoke", env=fake_env)
     assert done.returncode == 0, done.stderr
     small, large = done.stdout.split("Triangle (triangle): n=501")
     assert "fake/honest    0.0" in small and "n/a:" not in small
@@ -156,21 +168,34 @@ def test_a_limit_on_a_parameter_the_workload_lacks_gets_one_line(fake_env, tmp_p
     manifest = runtime / "runtime.toml"
     manifest.write_text(manifest.read_text().replace('param = "n"', 'param = "m"'))
     env = {**fake_env, "CONCBENCH_RUNTIMES": str(tmp_path)}
-    assert_one_line_error(concbench("run", "-w", "triangle", "-m", "honest", env=env),
-                          "mechanisms.honest.limits.triangle: triangle has no parameter 'm'")
+    assert_one_line_error(
+        concbench("run", "-w", "triangle", "-m", "honest", env=env),
+        "mechanisms.honest.limits.triangle: triangle has no parameter 'm'",
+    )
 
 
 def paced_run(env, wall_ns, *args):
-    done = concbench("run", "-w", "triangle", "-m", "paced,honest", "--trials", "3", "--warmup", "0",
-                     *args, env={**env, "FAKE_WALL_NS": str(wall_ns)})
+    done = concbench(
+        "run",
+        "-w",
+        "triangle",
+        "-m",
+        "paced,honest",
+        "--trials",
+        "3",
+        "--warmup",
+        "0",
+        *args,
+        env={**env, "FAKE_WALL_NS": str(wall_ns)},
+    )
     assert done.returncode == 0, done.stderr
 
 
 def test_compare_calls_a_change_only_beyond_the_noise_and_the_threshold(fake_env):
-    paced_run(fake_env, 1000, "--runs", "2")    # run 1
-    paced_run(fake_env, 1500, "--runs", "2")    # run 2: paced takes 50% more time
-    paced_run(fake_env, 1030, "--runs", "2")    # run 3: 3% more, under the 5% threshold
-    paced_run(fake_env, 1000, "--runs", "1")    # runs 4 and 5: 3 runs each, too few to test
+    paced_run(fake_env, 1000, "--runs", "2")  # run 1
+    paced_run(fake_env, 1500, "--runs", "2")  # run 2: paced takes 50% more time
+    paced_run(fake_env, 1030, "--runs", "2")  # run 3: 3% more, under the 5% threshold
+    paced_run(fake_env, 1000, "--runs", "1")  # runs 4 and 5: 3 runs each, too few to test
     paced_run(fake_env, 3000, "--runs", "1")
     slower = concbench("compare", 1, 2, env=fake_env)
     assert slower.returncode == 0, slower.stderr
@@ -204,8 +229,7 @@ def test_trials_go_round_robin_across_cells_so_drift_hits_all_alike(fake_env):
 
 def test_interrupted_runs_keep_their_trials_and_resume(fake_env):
     command = [sys.executable, "-m", "concbench", "run", "-w", "triangle", "-m", "slow", "--trials", "6"]
-    child = subprocess.Popen(command, env=fake_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
+    child = subprocess.Popen(command, env=fake_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     db = fake_env["CONCBENCH_DB"]
     while _stored(db) < 2:
         time.sleep(0.1)
@@ -245,14 +269,24 @@ def _stored(db):
 def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
     old = tmp_path / "v1.db"
     with sqlite3.connect(old) as connection:
-        schema = (store.SCHEMA  # without the columns and tables schemas 2 to 5 added
-                  .replace("    ops INTEGER,                    -- rate workloads: operations the kit counted\n", "")
-                  .replace(",\n    params TEXT NOT NULL DEFAULT ''  -- the parameter set it was planned with; '' for every set", "")
-                  .replace("    peak_live INTEGER,              -- most units alive at once\n", "")
-                  .replace("    evidence TEXT NOT NULL DEFAULT '{}',  -- JSON: the spec's [evidence] counts\n", "")
-                  .replace("    voluntary_switches INTEGER, involuntary_switches INTEGER,   -- wait4's context switches\n", "")
-                  .replace("    strays INTEGER,                 -- processes left running when it exited, killed; NULL: unknown\n", "")
-                  .replace(store.SCHEMA_4_TABLES, ""))
+        schema = (
+            store.SCHEMA.replace(  # without the columns and tables schemas 2 to 5 added
+                "    ops INTEGER,                    -- rate workloads: operations the kit counted\n", ""
+            )
+            .replace(
+                ",\n    params TEXT NOT NULL DEFAULT ''  -- the parameter set it was planned with; '' for every set", ""
+            )
+            .replace("    peak_live INTEGER,              -- most units alive at once\n", "")
+            .replace("    evidence TEXT NOT NULL DEFAULT '{}',  -- JSON: the spec's [evidence] counts\n", "")
+            .replace(
+                "    voluntary_switches INTEGER, involuntary_switches INTEGER,   -- wait4's context switches\n", ""
+            )
+            .replace(
+                "    strays INTEGER,                 -- processes left running when it exited, killed; NULL: unknown\n",
+                "",
+            )
+            .replace(store.SCHEMA_4_TABLES, "")
+        )
         assert "ops INTEGER" not in schema and "params TEXT NOT NULL DEFAULT" not in schema
         assert "peak_live" not in schema and "switches" not in schema and "floors" not in schema
         assert "strays" not in schema
@@ -261,5 +295,5 @@ def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
     done = concbench("run", "-w", "ticks", "-m", "honest", "--profile", "smoke", "--db", old, env=fake_env)
     assert done.returncode == 0, done.stderr
     assert [r["runs"][0]["ops"] for r in records({**fake_env, "CONCBENCH_DB": str(old)})] == [30]
-    older = store.Store(old, create=False).run(1).request   # it ran without caps on a trial
+    older = store.Store(old, create=False).run(1).request  # it ran without caps on a trial
     assert older == {"profile": "smoke", "memory_limit": 0, "process_limit": 0}

@@ -4,15 +4,27 @@ import json
 import sqlite3
 from pathlib import Path
 
-from concbench.store import Store
-
 from conftest import assert_one_line_error, concbench
+
+from concbench.store import Store
 
 
 def paced_run(env, wall_ns, mechanisms="paced,honest"):
     """One run of triangle: one trial of 6 timed runs a cell, enough for p < 0.05."""
-    done = concbench("run", "-w", "triangle", "-m", mechanisms, "--trials", "1", "--warmup", "0",
-                     "--runs", "6", env={**env, "FAKE_WALL_NS": str(wall_ns)})
+    done = concbench(
+        "run",
+        "-w",
+        "triangle",
+        "-m",
+        mechanisms,
+        "--trials",
+        "1",
+        "--warmup",
+        "0",
+        "--runs",
+        "6",
+        env={**env, "FAKE_WALL_NS": str(wall_ns)},
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -21,8 +33,10 @@ def stamp(env, run_id, commit, state="complete"):
     run is made from this working tree."""
     with sqlite3.connect(env["CONCBENCH_DB"]) as db:
         environment = json.loads(db.execute("SELECT environment FROM runs WHERE id = ?", (run_id,)).fetchone()[0])
-        db.execute("UPDATE runs SET environment = ?, state = ? WHERE id = ?",
-                   (json.dumps({**environment, "concbench": commit}), state, run_id))
+        db.execute(
+            "UPDATE runs SET environment = ?, state = ? WHERE id = ?",
+            (json.dumps({**environment, "concbench": commit}), state, run_id),
+        )
 
 
 def blocks(stdout):
@@ -39,8 +53,9 @@ def line_of(lines, run_id):
 
 
 def test_history_calls_the_step_on_the_run_that_made_it(fake_env):
-    for run_id, (wall_ns, commit) in enumerate([(1000, "aaaaaaa"), (1000, "bbbbbbb"), (1500, "ccccccc"),
-                                                (1000, "ccccccc")], start=1):
+    for run_id, (wall_ns, commit) in enumerate(
+        [(1000, "aaaaaaa"), (1000, "bbbbbbb"), (1500, "ccccccc"), (1000, "ccccccc")], start=1
+    ):
         paced_run(fake_env, wall_ns)
         stamp(fake_env, run_id, commit, "interrupted" if run_id == 2 else "complete")
     done = concbench("history", env=fake_env)

@@ -6,26 +6,34 @@ and the run can be shown and reported."""
 import json
 
 import pytest
+from conftest import FIXTURES, concbench
 
 from concbench.trial import STDOUT_LIMIT
 
-from conftest import FIXTURES, concbench
-
-TOTAL = 55   # triangle's result at the smoke profile's n = 10
+TOTAL = 55  # triangle's result at the smoke profile's n = 10
 
 
 def answer(**run) -> str:
     """The answer to the smoke profile's request (one run, no warm-up), with the run's figures changed."""
-    runs = [{"warmup": False, "wall_ns": 1000, "user_ns": 500, "sys_ns": 100, "units": 1, "peak_live": 1,
-             "result": {"total": TOTAL}, **run}]
+    runs = [
+        {
+            "warmup": False,
+            "wall_ns": 1000,
+            "user_ns": 500,
+            "sys_ns": 100,
+            "units": 1,
+            "peak_live": 1,
+            "result": {"total": TOTAL},
+            **run,
+        }
+    ]
     return json.dumps({"ok": True, "runtime": {"name": "fake", "version": "1"}, "runs": runs})
 
 
 def run_says(env: dict, tmp_path, stdout: str):
     path = tmp_path / "stdout"
     path.write_text(stdout + "\n")
-    return concbench("run", "-w", "triangle", "-m", "says", "--profile", "smoke",
-                     env={**env, "FAKE_STDOUT": str(path)})
+    return concbench("run", "-w", "triangle", "-m", "says", "--profile", "smoke", env={**env, "FAKE_STDOUT": str(path)})
 
 
 def assert_stored(env: dict, tmp_path, done, status: str, detail: str) -> dict:
@@ -36,21 +44,30 @@ def assert_stored(env: dict, tmp_path, done, status: str, detail: str) -> dict:
     (record,) = [json.loads(line) for line in shown.stdout.splitlines()]
     assert record["status"] == status and record["detail"].startswith(detail), record["detail"]
     html = tmp_path / "report.html"
-    for command, returncode in ((["show"], 1), (["report", "--format", "md"], 0),
-                                (["report", "--format", "html", "-o", html], 0)):
+    for command, returncode in (
+        (["show"], 1),
+        (["report", "--format", "md"], 0),
+        (["report", "--format", "html", "-o", html], 0),
+    ):
         done = concbench(*command, env=env)
         assert done.returncode == returncode and "Traceback" not in done.stdout + done.stderr, done.stderr
     assert html.exists()
     return record
 
 
-@pytest.mark.parametrize("stdout, detail", [
-    (answer(wall_ns=10**20), "an integer of 21 digits: answers hold 64-bit integers, at most 19"),
-    (answer(result={"total": 1}).replace('"total": 1', '"total": ' + "7" * 5000),
-     "an integer of 5000 digits: answers hold 64-bit integers, at most 19"),
-    ("[" * 100_000, "answer nested deeper than 16"),
-    (answer(wall_ns=0), "a run's wall_ns is 0: it must lie between 1 and the "),
-], ids=["wall_ns of 10^20", "a 5000-digit result", "100,000 brackets", "wall_ns of 0"])
+@pytest.mark.parametrize(
+    "stdout, detail",
+    [
+        (answer(wall_ns=10**20), "an integer of 21 digits: answers hold 64-bit integers, at most 19"),
+        (
+            answer(result={"total": 1}).replace('"total": 1', '"total": ' + "7" * 5000),
+            "an integer of 5000 digits: answers hold 64-bit integers, at most 19",
+        ),
+        ("[" * 100_000, "answer nested deeper than 16"),
+        (answer(wall_ns=0), "a run's wall_ns is 0: it must lie between 1 and the "),
+    ],
+    ids=["wall_ns of 10^20", "a 5000-digit result", "100,000 brackets", "wall_ns of 0"],
+)
 def test_an_answer_beyond_the_bounds_is_stored_as_garbage(fake_env, tmp_path, stdout, detail):
     assert_stored(fake_env, tmp_path, run_says(fake_env, tmp_path, stdout), "garbage", detail)
 
@@ -58,14 +75,24 @@ def test_an_answer_beyond_the_bounds_is_stored_as_garbage(fake_env, tmp_path, st
 def test_ops_that_a_spec_divides_by_zero_for_leave_the_run_unverified(fake_env, tmp_path):
     env = {**fake_env, "CONCBENCH_WORKLOADS": str(FIXTURES / "uncomputable")}
     done = run_says(env, tmp_path, answer(ops=10, result={"total": 10 * TOTAL, "mean": 1}))
-    record = assert_stored(env, tmp_path, done, "invalid",
-                           "run 1: the spec gives no expected figures for ops = 10: "
-                           "integer division or modulo by zero (in 'ops // (ops - batch)')")
+    record = assert_stored(
+        env,
+        tmp_path,
+        done,
+        "invalid",
+        "run 1: the spec gives no expected figures for ops = 10: "
+        "integer division or modulo by zero (in 'ops // (ops - batch)')",
+    )
     assert record["expected"] == {}
 
 
 def test_a_valid_answer_padded_past_the_stdout_cap_is_garbage_that_names_the_cap(fake_env, tmp_path):
     # Found with `--runs 20000` (2.3 MiB of honest runs), which the command line now refuses.
     padded = answer().replace("{", "{" + " " * STDOUT_LIMIT, 1)
-    assert_stored(fake_env, tmp_path, run_says(fake_env, tmp_path, padded), "garbage",
-                  "the answer's last line passed the 1 MiB stdout cap (1.0 MiB written)")
+    assert_stored(
+        fake_env,
+        tmp_path,
+        run_says(fake_env, tmp_path, padded),
+        "garbage",
+        "the answer's last line passed the 1 MiB stdout cap (1.0 MiB written)",
+    )

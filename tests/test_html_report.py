@@ -9,28 +9,34 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES, concbench
 
 from concbench.records import CellKey
 from concbench.report import aggregate, charts
 
-from conftest import FIXTURES, concbench
-
 HOSTILE = "<script>alert(1)</script> \"'&"
 
 # A mechanism that refuses with markup in its error and on its stderr.
-EVIL = f'''
+EVIL = f"""
 
 def evil(request, answer):
     import json, sys
     print({HOSTILE!r}, file=sys.stderr)
     print(json.dumps({{"ok": False, "error": {HOSTILE!r}}}))
     sys.exit(1)
-'''
+"""
 
 CHROMIUM = Path("/usr/bin/chromium")
 # No network here: the background-networking flags keep Chromium from trying.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
@@ -43,16 +49,33 @@ def report(tmp_path_factory) -> Path:
     fake = suite / "runtimes" / "fake"
     with open(fake / "runtime.toml", "a") as manifest:
         manifest.write('\n[mechanisms.evil]\ndoc = "refuses with markup in its error and on stderr"\n')
-    ticks = suite / "workloads" / "ticks.toml"   # a kind of work, for the diagnosis
+    ticks = suite / "workloads" / "ticks.toml"  # a kind of work, for the diagnosis
     ticks.write_text(ticks.read_text().replace("\n[params", '\nwork = "trivial work"\n\n[params', 1))
     for workload in ("triangle", "ticks"):
         with open(fake / "workloads" / f"{workload}.py", "a") as implementation:
             implementation.write(EVIL)
-    env = {**os.environ, "CONCBENCH_BUILTINS": "off", "CONCBENCH_WORKLOADS": str(suite / "workloads"),
-           "CONCBENCH_RUNTIMES": str(suite / "runtimes"), "CONCBENCH_DB": str(root / "test.db"),
-           "FAKE_WALL_NS": "3000"}
-    done = concbench("run", "-w", "triangle,ticks", "-m", "honest,paced,liar,evil,inexpressible",
-                     "-p", "n=10,100,1000", "--profile", "smoke", "--runs", "6", env=env)
+    env = {
+        **os.environ,
+        "CONCBENCH_BUILTINS": "off",
+        "CONCBENCH_WORKLOADS": str(suite / "workloads"),
+        "CONCBENCH_RUNTIMES": str(suite / "runtimes"),
+        "CONCBENCH_DB": str(root / "test.db"),
+        "FAKE_WALL_NS": "3000",
+    }
+    done = concbench(
+        "run",
+        "-w",
+        "triangle,ticks",
+        "-m",
+        "honest,paced,liar,evil,inexpressible",
+        "-p",
+        "n=10,100,1000",
+        "--profile",
+        "smoke",
+        "--runs",
+        "6",
+        env=env,
+    )
     assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr, done.stderr
     path = root / "report.html"
     done = concbench("report", "-o", path, env=env)
@@ -81,7 +104,7 @@ def test_the_page_is_well_formed_and_fetches_nothing(report):
     assert "http://" not in page and "https://" not in page and "url(" not in page and "@import" not in page
     ids = {e.get("id") for e in root.iter() if e.get("id")}
     links = [e.get("href") for e in root.iter() if e.get("href") is not None]
-    assert links and all(link.startswith("#") and link[1:] in ids for link in links)   # every link works
+    assert links and all(link.startswith("#") and link[1:] in ids for link in links)  # every link works
     assert not [e for e in root.iter() if e.get("src") is not None]
 
 
@@ -104,8 +127,11 @@ def test_the_diagnosis_is_shown_as_written(report):
 def test_a_table_and_two_charts_per_table_with_a_bar_per_verified_row(report):
     sections = classed(parse(report), "section", "result")
     assert [text(s.find("h3")) for s in sections] == [
-        "Ticks (ticks) batch=10 seconds=0.01", "Triangle (triangle) n=10", "Triangle (triangle) n=100",
-        "Triangle (triangle) n=1000"]
+        "Ticks (ticks) batch=10 seconds=0.01",
+        "Triangle (triangle) n=10",
+        "Triangle (triangle) n=100",
+        "Triangle (triangle) n=1000",
+    ]
     for section in sections:
         rows = section.findall(".//table/tbody/tr")
         verified = [r.find("th").text for r in rows if not classed(r, "td", "none")]
@@ -116,7 +142,11 @@ def test_a_table_and_two_charts_per_table_with_a_bar_per_verified_row(report):
             assert len(bars) == len(verified) and all(float(b.get("width")) > 0 for b in bars)
     ticks, small, _, large = sections
     assert [r.find("th").text for r in small.findall(".//tbody/tr")] == [
-        "fake/honest", "fake/paced", "fake/liar", "fake/evil"]   # the tables' order
+        "fake/honest",
+        "fake/paced",
+        "fake/liar",
+        "fake/evil",
+    ]  # the tables' order
     headers = [text(th) for th in small.findall(".//thead/tr/th")]
     assert headers[:2] == ["mechanism", "real"] and "warm-up (discarded)" in headers and "memory" in headers
     assert "x3.00" in text(small) and "1 INVALID" in text(small) and "1 ERROR" in text(small)
@@ -131,7 +161,7 @@ def test_a_sweep_gets_a_scaling_chart_with_a_line_per_mechanism(report):
     (figure,) = classed(parse(report), "figure", "scaling")
     lines = classed(figure, "g", "line")
     points = [len(classed(line, "g", "point")) for line in lines]
-    assert points == [2, 3]   # honest is n/a at n=1000
+    assert points == [2, 3]  # honest is n/a at n=1000
     labels = [t.text for t in figure.iter("text")]
     assert {"10", "100", "1000", "fake/honest", "fake/paced", "n"} <= set(labels)
     assert "Log scale on x." in text(figure.find("figcaption"))
@@ -140,7 +170,7 @@ def test_a_sweep_gets_a_scaling_chart_with_a_line_per_mechanism(report):
 def test_the_heatmap_has_a_cell_per_cell_that_ran(report):
     (figure,) = classed(parse(report), "figure", "heatmap-figure")
     cells = classed(figure, "rect", "heat-cell")
-    assert len(cells) == 4 + 4 + 4 + 3   # ticks, then triangle n=10, 100, 1000 (honest n/a)
+    assert len(cells) == 4 + 4 + 4 + 3  # ticks, then triangle n=10, 100, 1000 (honest n/a)
     labels = [t.text for t in figure.iter("text")]
     assert labels.count("x3.00") == 2 and labels.count("failed") == 9
     assert "ticks batch=10 seconds=0.01 [ops/s]" in labels
@@ -171,8 +201,11 @@ def test_sweeps_are_tables_that_differ_in_one_numeric_parameter():
     grid = [_table("grid", a=a, b=b, mode="x") for a in (5, 1) for b in (1, 2)]
     found = aggregate.sweeps([*grid, _table("grid", a=1, b=1, mode="y"), _table("alone", n=1)])
     assert [(s.param, s.fixed, s.values) for s in found] == [
-        ("a", "b=1 mode=x", (1, 5)), ("a", "b=2 mode=x", (1, 5)),
-        ("b", "a=5 mode=x", (1, 2)), ("b", "a=1 mode=x", (1, 2))]
+        ("a", "b=1 mode=x", (1, 5)),
+        ("a", "b=2 mode=x", (1, 5)),
+        ("b", "a=5 mode=x", (1, 2)),
+        ("b", "a=1 mode=x", (1, 2)),
+    ]
     assert found[0].tables == (grid[2], grid[0])
 
 

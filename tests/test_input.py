@@ -12,17 +12,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES, assert_one_line_error, concbench
 
 from concbench import plan, runtimes, workloads
 from concbench.store import SCHEMA_VERSION, Store
 
-from conftest import FIXTURES, assert_one_line_error, concbench
-
-MARKUP = ("[/]", "[bold]x")   # each crashes rich if read as markup
+MARKUP = ("[/]", "[bold]x")  # each crashes rich if read as markup
 
 # The fake runtime's detect command printing $FAKE_VERSION, as its kit does.
-DETECT_FAKE_VERSION = ('detect = ["python3", "-c", '
-                       '"import os; print(os.environ.get(\'FAKE_VERSION\', \'1\'))"]')
+DETECT_FAKE_VERSION = 'detect = ["python3", "-c", "import os; print(os.environ.get(\'FAKE_VERSION\', \'1\'))"]'
 
 
 def copied(source: Path, copy: Path, file: str, *edits: tuple[str, str]) -> Path:
@@ -61,10 +59,15 @@ def test_markup_in_a_runtimes_version_is_shown_as_text(fake_env, tmp_path):
 
 
 def test_markup_in_manifests_and_specs_is_shown_as_text(fake_env, tmp_path):
-    env = with_runtime(fake_env, tmp_path, (r'^doc = "answers correctly"$', 'doc = "[/] answers"'),
-                       (r"^summary = .*$", 'summary = "[bold]x"'))
-    specs = copied(FIXTURES / "workloads", tmp_path / "workloads", "triangle.toml",
-                   (r"^title = .*$", 'title = "[/] Triangle"'))
+    env = with_runtime(
+        fake_env,
+        tmp_path,
+        (r'^doc = "answers correctly"$', 'doc = "[/] answers"'),
+        (r"^summary = .*$", 'summary = "[bold]x"'),
+    )
+    specs = copied(
+        FIXTURES / "workloads", tmp_path / "workloads", "triangle.toml", (r"^title = .*$", 'title = "[/] Triangle"')
+    )
     env["CONCBENCH_WORKLOADS"] = str(specs)
     listed = concbench("list", env=env)
     assert listed.returncode == 0, listed.stderr
@@ -87,12 +90,15 @@ def test_markup_in_paths_is_shown_as_text(fake_env, tmp_path):
     assert f"report of run 1: {output}" in written.stdout and output.exists()
 
 
-@pytest.mark.parametrize("option, values", [
-    ("--timeout", ["nan", "inf", "-inf", "1e300", "0.001", "86401"]),
-    ("--trials", ["1000000000000", "0", "1001"]),
-    ("--runs", ["0", "1001"]),
-    ("--warmup", ["-1", "1001"]),
-])
+@pytest.mark.parametrize(
+    "option, values",
+    [
+        ("--timeout", ["nan", "inf", "-inf", "1e300", "0.001", "86401"]),
+        ("--trials", ["1000000000000", "0", "1001"]),
+        ("--runs", ["0", "1001"]),
+        ("--warmup", ["-1", "1001"]),
+    ],
+)
 def test_settings_out_of_bounds_get_one_line(fake_env, option, values):
     for value in values:
         assert_one_line_error(concbench("run", option, value, env=fake_env), option)
@@ -105,19 +111,22 @@ def test_the_bounds_are_in_the_help(fake_env):
         assert bounds in shown
 
 
-@pytest.mark.parametrize("request_json, fragment", [
-    ('{"trials": 1000000000000}', "trials: Input should be less than or equal to 1000"),
-    ('{"timeout": NaN}', "timeout"),
-    ('{"timeout": 1e300}', "timeout"),
-    ('{"warmup": -1}', "warmup"),
-    ('{"profile": "huge"}', "profile"),
-    ('{"params": ["n"]}', "params"),
-    ('{"bogus": 1}', "bogus"),
-    ('[]', "is damaged or not a concbench database"),
-])
+@pytest.mark.parametrize(
+    "request_json, fragment",
+    [
+        ('{"trials": 1000000000000}', "trials: Input should be less than or equal to 1000"),
+        ('{"timeout": NaN}', "timeout"),
+        ('{"timeout": 1e300}', "timeout"),
+        ('{"warmup": -1}', "warmup"),
+        ('{"profile": "huge"}', "profile"),
+        ('{"params": ["n"]}', "params"),
+        ('{"bogus": 1}', "bogus"),
+        ("[]", "is damaged or not a concbench database"),
+    ],
+)
 def test_a_stored_selection_out_of_bounds_is_not_resumed(fake_env, request_json, fragment):
     db = Path(fake_env["CONCBENCH_DB"])
-    run_id = Store(db).begin_run({}, {})   # an interrupted run of an older or tampered database
+    run_id = Store(db).begin_run({}, {})  # an interrupted run of an older or tampered database
     with sqlite3.connect(db) as connection:
         connection.execute("UPDATE runs SET request = ? WHERE id = ?", (request_json, run_id))
     assert_one_line_error(concbench("run", "--resume", env=fake_env), fragment)
@@ -127,13 +136,19 @@ def test_the_trials_of_a_plan_are_made_as_they_are_run(monkeypatch):
     monkeypatch.setenv("CONCBENCH_BUILTINS", "off")
     monkeypatch.setenv("CONCBENCH_WORKLOADS", str(FIXTURES / "workloads"))
     monkeypatch.setenv("CONCBENCH_RUNTIMES", str(FIXTURES / "runtimes"))
-    choice = plan.choose(plan.Selection(workloads=("triangle",), mechanisms=("honest", "liar")),
-                         workloads.load_all(), runtimes.load_all())
+    choice = plan.choose(
+        plan.Selection(workloads=("triangle",), mechanisms=("honest", "liar")),
+        workloads.load_all(),
+        runtimes.load_all(),
+    )
     found = plan.make_plan(choice)
     huge = replace(found, settings=replace(found.settings, trials=10**12))
     first = found.cells[0].key.id
     assert [(c.mechanism, t) for c, t in itertools.islice(huge.trials({(first, 0)}), 3)] == [
-        ("liar", 0), ("honest", 1), ("liar", 1)]
+        ("liar", 0),
+        ("honest", 1),
+        ("liar", 1),
+    ]
     assert huge.trials_to_go({(first, 0), (first, 10**12), ("elsewhere", 0)}) == 2 * 10**12 - 1
 
 
@@ -141,8 +156,13 @@ def test_the_trials_of_a_plan_are_made_as_they_are_run(monkeypatch):
 def stored_db(tmp_path_factory) -> Path:
     """A database of one smoke run: a verified cell and an invalid one."""
     db = tmp_path_factory.mktemp("stored") / "t.db"
-    env = {**os.environ, "CONCBENCH_BUILTINS": "off", "CONCBENCH_WORKLOADS": str(FIXTURES / "workloads"),
-           "CONCBENCH_RUNTIMES": str(FIXTURES / "runtimes"), "CONCBENCH_DB": str(db)}
+    env = {
+        **os.environ,
+        "CONCBENCH_BUILTINS": "off",
+        "CONCBENCH_WORKLOADS": str(FIXTURES / "workloads"),
+        "CONCBENCH_RUNTIMES": str(FIXTURES / "runtimes"),
+        "CONCBENCH_DB": str(db),
+    }
     concbench("run", "-w", "triangle", "-m", "honest,liar", "--profile", "smoke", env=env)
     return db
 
@@ -154,95 +174,112 @@ def a_copy(db: Path, tmp_path: Path) -> Path:
     return copy
 
 
-READERS = [["show"], ["show", "--json"], ["report", "--format", "md"], ["report"], ["compare", 1, 1],
-           ["history"]]
+READERS = [["show"], ["show", "--json"], ["report", "--format", "md"], ["report"], ["compare", 1, 1], ["history"]]
 
 
 @pytest.mark.parametrize("command", READERS)
 def test_a_damaged_database_gets_one_line_naming_it(fake_env, tmp_path, stored_db, command):
     db = a_copy(stored_db, tmp_path)
-    assert db.stat().st_size > 3 * 4096   # the damage is past the first pages, where sqlite starts
+    assert db.stat().st_size > 3 * 4096  # the damage is past the first pages, where sqlite starts
     with open(db, "r+b") as f:
         f.seek(8192)
         f.write(b"\xab" * 4096)
-    assert_one_line_error(concbench(*command, "--db", db, env=fake_env),
-                          f"database {db} is damaged or not a concbench database")
+    assert_one_line_error(
+        concbench(*command, "--db", db, env=fake_env), f"database {db} is damaged or not a concbench database"
+    )
 
 
-@pytest.mark.parametrize("tampering, fragment", [
-    ("UPDATE trials SET params = '{not json'", "Expecting property name"),
-    ("UPDATE trials SET params = '[1]'", "has no attribute 'items'"),
-    ("UPDATE trials SET status = 'weird'", "'weird' is not a valid Status"),
-    ("UPDATE runs SET environment = 'null'", "is not a JSON object"),
-    ("ALTER TABLE samples DROP COLUMN evidence", "no such column"),
-])
+@pytest.mark.parametrize(
+    "tampering, fragment",
+    [
+        ("UPDATE trials SET params = '{not json'", "Expecting property name"),
+        ("UPDATE trials SET params = '[1]'", "has no attribute 'items'"),
+        ("UPDATE trials SET status = 'weird'", "'weird' is not a valid Status"),
+        ("UPDATE runs SET environment = 'null'", "is not a JSON object"),
+        ("ALTER TABLE samples DROP COLUMN evidence", "no such column"),
+    ],
+)
 def test_a_foreign_databases_rows_get_one_line(fake_env, tmp_path, stored_db, tampering, fragment):
     db = a_copy(stored_db, tmp_path)
     with sqlite3.connect(db) as connection:
         connection.execute(tampering)
     for command in (["show"], ["show", "--json"], ["history"]):
-        assert_one_line_error(concbench(*command, "--db", db, env=fake_env),
-                              "is damaged or not a concbench database", fragment)
+        assert_one_line_error(
+            concbench(*command, "--db", db, env=fake_env), "is damaged or not a concbench database", fragment
+        )
 
 
 def test_a_database_without_tables_or_not_a_database_gets_one_line(fake_env, tmp_path):
     bare = tmp_path / "bare.db"
     with sqlite3.connect(bare) as connection:
         connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    assert_one_line_error(concbench("show", "--db", bare, env=fake_env),
-                          f"database {bare} is damaged or not a concbench database: it has no table 'runs'")
+    assert_one_line_error(
+        concbench("show", "--db", bare, env=fake_env),
+        f"database {bare} is damaged or not a concbench database: it has no table 'runs'",
+    )
     text = tmp_path / "notes.txt"
     text.write_text("not a database\n" * 500)
-    assert_one_line_error(concbench("show", "--db", text, env=fake_env),
-                          f"database {text} is damaged or not a concbench database: file is not a database")
+    assert_one_line_error(
+        concbench("show", "--db", text, env=fake_env),
+        f"database {text} is damaged or not a concbench database: file is not a database",
+    )
 
 
 @pytest.mark.parametrize("command", READERS)
 def test_a_command_that_reads_creates_no_database_and_no_folder(fake_env, tmp_path, command):
     db = tmp_path / "missing" / "dir" / "x.db"
-    assert_one_line_error(concbench(*command, "--db", db, env=fake_env), f"no database at {db}",
-                          "concbench run creates one")
+    assert_one_line_error(
+        concbench(*command, "--db", db, env=fake_env), f"no database at {db}", "concbench run creates one"
+    )
     assert not (tmp_path / "missing").exists()
 
 
 def test_a_report_is_not_written_into_a_missing_folder(fake_env, tmp_path, stored_db):
     output = tmp_path / "missing" / "x.md"
-    assert_one_line_error(concbench("report", "--format", "md", "-o", output, "--db", stored_db, env=fake_env),
-                          f"cannot write {output}")
+    assert_one_line_error(
+        concbench("report", "--format", "md", "-o", output, "--db", stored_db, env=fake_env), f"cannot write {output}"
+    )
     assert not (tmp_path / "missing").exists()
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["run", "-w", ""], "--workload"),
-    (["run", "-w", ","], "--workload"),
-    (["run", "-w", "triangle,"], "--workload"),
-    (["run", "-r", ""], "--runtime"),
-    (["run", "-m", " "], "--mechanism"),
-    (["run", "-o", ""], "--option"),
-    (["run", "-p", ""], "--param"),
-    (["run", "-p", ","], "--param"),
-    (["history", "-w", ""], "--workload"),
-    (["history", "-m", ","], "--mechanism"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["run", "-w", ""], "--workload"),
+        (["run", "-w", ","], "--workload"),
+        (["run", "-w", "triangle,"], "--workload"),
+        (["run", "-r", ""], "--runtime"),
+        (["run", "-m", " "], "--mechanism"),
+        (["run", "-o", ""], "--option"),
+        (["run", "-p", ""], "--param"),
+        (["run", "-p", ","], "--param"),
+        (["history", "-w", ""], "--workload"),
+        (["history", "-m", ","], "--mechanism"),
+    ],
+)
 def test_an_empty_name_in_a_list_option_gets_one_line(fake_env, args, fragment):
     assert_one_line_error(concbench(*args, env=fake_env), fragment)
 
 
-BUILD_LEAVES_A_MARKER = (r"^command = .*$", 'command = ["python3", "{dir}/kit.py", "{options}"]\n'
-                                            'build = ["touch", "{dir}/built"]')
+BUILD_LEAVES_A_MARKER = (
+    r"^command = .*$",
+    'command = ["python3", "{dir}/kit.py", "{options}"]\nbuild = ["touch", "{dir}/built"]',
+)
 
 
 def test_bad_input_is_refused_before_anything_is_built(fake_env, tmp_path):
     env = with_runtime(fake_env, tmp_path, BUILD_LEAVES_A_MARKER)
     marker = Path(env["CONCBENCH_RUNTIMES"]) / "fake" / "built"
-    for args, fragment in [(["-w", "nosuch"], "unknown workload 'nosuch'"),
-                           (["-r", "nosuch"], "unknown runtime 'nosuch'"),
-                           (["-m", "nosuch"], "unknown mechanism 'nosuch'"),
-                           (["-o", "nosuch"], "unknown option 'nosuch'"),
-                           (["-p", "m=1"], "unknown parameter 'm'"),
-                           (["-p", "n=x"], "triangle: n=x is not an integer"),
-                           (["-p", "n=-1"], "triangle: n=-1 is out of bounds")]:
+    for args, fragment in [
+        (["-w", "nosuch"], "unknown workload 'nosuch'"),
+        (["-r", "nosuch"], "unknown runtime 'nosuch'"),
+        (["-m", "nosuch"], "unknown mechanism 'nosuch'"),
+        (["-o", "nosuch"], "unknown option 'nosuch'"),
+        (["-p", "m=1"], "unknown parameter 'm'"),
+        (["-p", "n=x"], "triangle: n=x is not an integer"),
+        (["-p", "n=-1"], "triangle: n=-1 is out of bounds"),
+    ]:
         assert_one_line_error(concbench("run", *args, env=env), fragment)
         assert not marker.exists()
     smoke(env)
-    assert marker.exists()   # the build does leave it
+    assert marker.exists()  # the build does leave it

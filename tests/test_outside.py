@@ -9,10 +9,9 @@ import shutil
 import subprocess
 
 import pytest
+from conftest import FIXTURES, assert_one_line_error, concbench
 
 from concbench import paths
-
-from conftest import FIXTURES, assert_one_line_error, concbench
 
 TEMPLATE = paths.PROJECT / "docs" / "template" / "template"
 
@@ -34,8 +33,9 @@ def mine(tmp_path) -> dict:
 
 def test_a_runtime_from_outside_runs_beside_the_projects_own_and_records_its_origin(mine):
     db = mine["db"]
-    done = concbench("run", "--runtimes", mine["folder"].parent, "-r", "mine", "-w", "spawn",
-                     "--profile", "smoke", "--db", db)
+    done = concbench(
+        "run", "--runtimes", mine["folder"].parent, "-r", "mine", "-w", "spawn", "--profile", "smoke", "--db", db
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "mine/thread" in done.stdout
     record = json.loads(concbench("report", "--format", "json", "--db", db).stdout)
@@ -43,8 +43,8 @@ def test_a_runtime_from_outside_runs_beside_the_projects_own_and_records_its_ori
     assert origin == f"{mine['folder'].resolve()} (git {mine['commit']})"
     markdown = concbench("report", "--format", "md", "--db", db).stdout
     assert f"- runtime mine: from {origin}" in markdown
-    listed = concbench("list", "--runtimes", mine["folder"]).stdout   # a runtime's own folder works too
-    assert "mine/thread" in listed and "ruby/thread" in listed        # added, not replacing
+    listed = concbench("list", "--runtimes", mine["folder"]).stdout  # a runtime's own folder works too
+    assert "mine/thread" in listed and "ruby/thread" in listed  # added, not replacing
 
 
 def test_the_environment_variables_add_folders_too(mine, tmp_path):
@@ -57,8 +57,12 @@ def test_the_environment_variables_add_folders_too(mine, tmp_path):
 def test_a_name_given_twice_is_one_line(mine, tmp_path):
     twin = tmp_path / "twin" / "mine"
     shutil.copytree(mine["folder"], twin)
-    assert_one_line_error(concbench("list", "--runtimes", mine["folder"].parent, "--runtimes", twin.parent),
-                          "two runtimes named 'mine'", str(mine["folder"].resolve()), str(twin.resolve()))
+    assert_one_line_error(
+        concbench("list", "--runtimes", mine["folder"].parent, "--runtimes", twin.parent),
+        "two runtimes named 'mine'",
+        str(mine["folder"].resolve()),
+        str(twin.resolve()),
+    )
     specs = tmp_path / "specs"
     specs.mkdir()
     shutil.copy(paths.BUILTIN["workloads"] / "spawn.toml", specs)
@@ -67,8 +71,10 @@ def test_a_name_given_twice_is_one_line(mine, tmp_path):
 
 def test_a_folder_that_is_not_there_is_one_line(tmp_path):
     assert_one_line_error(concbench("list", "--runtimes", tmp_path / "nothing"), "--runtimes")
-    assert_one_line_error(concbench("list", env={**_environ(), "CONCBENCH_WORKLOADS": str(tmp_path / "no")}),
-                          f"CONCBENCH_WORKLOADS: {tmp_path / 'no'} is not a folder")
+    assert_one_line_error(
+        concbench("list", env={**_environ(), "CONCBENCH_WORKLOADS": str(tmp_path / "no")}),
+        f"CONCBENCH_WORKLOADS: {tmp_path / 'no'} is not a folder",
+    )
 
 
 def _environ() -> dict:

@@ -6,10 +6,9 @@ where the manifest says n/a, fails here with the cell named."""
 import json
 
 import pytest
+from conftest import FIXTURES
 
 from concbench import runtimes, trial, workloads
-
-from conftest import FIXTURES
 
 LIST = {"workload": "", "kind": "list", "mechanism": "", "params": {}, "warmup": 0, "runs": 0}
 
@@ -17,8 +16,11 @@ LIST = {"workload": "", "kind": "list", "mechanism": "", "params": {}, "warmup":
 def declared(rt: runtimes.Runtime, specs) -> dict[str, set[str]]:
     """The cells the manifest and the files promise: every mechanism not n/a
     for each workload the runtime has a file of."""
-    return {workload: {m for m in rt.manifest.mechanisms if rt.na_reason(workload, m) is None}
-            for workload in specs if rt.implements(workload)}
+    return {
+        workload: {m for m in rt.manifest.mechanisms if rt.na_reason(workload, m) is None}
+        for workload in specs
+        if rt.implements(workload)
+    }
 
 
 def listed(rt: runtimes.Runtime) -> dict[str, set[str]]:
@@ -51,9 +53,10 @@ def test_each_kit_implements_what_its_manifest_runs(name):
 def test_a_disagreement_names_the_cell_and_which_side_lacks_it(monkeypatch):
     monkeypatch.setenv("CONCBENCH_BUILTINS", "off")
     monkeypatch.setenv("CONCBENCH_RUNTIMES", str(FIXTURES / "runtimes"))
-    implemented = listed(runtimes.load_all()["fake"])   # the fake kit answers the request too
+    implemented = listed(runtimes.load_all()["fake"])  # the fake kit answers the request too
     assert {"honest", "liar", "hang"} <= implemented["triangle"] and "inexpressible" not in implemented["triangle"]
     promised = {"triangle": {"honest", "liar"}, "ticks": {"honest"}}
     assert disagreements("fake", promised, {"triangle": {"liar"}, "ticks": {"honest", "inexpressible"}}) == [
         "fake/inexpressible on ticks: the kit implements it, the manifest does not run it",
-        "fake/honest on triangle: the manifest runs it, the kit has no implementation"]
+        "fake/honest on triangle: the manifest runs it, the kit has no implementation",
+    ]

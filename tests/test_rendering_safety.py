@@ -14,23 +14,27 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import FIXTURES, concbench
 from rich.console import Console
 
 from concbench.progress import ProgressDisplay
 from concbench.report import document, export, markdown, terminal
 from concbench.store import Store
 
-from conftest import FIXTURES, concbench
-
-LOUD = "[/] and [bold red]x and \x1b[2J"   # rich markup, then the terminal's clear-screen
+LOUD = "[/] and [bold red]x and \x1b[2J"  # rich markup, then the terminal's clear-screen
 FORMULA = "=cmd|' /C calc'!A0"
 SCRIPT, IMAGE = "<script>alert(1)</script>", "<img src=x onerror=alert(1)>"
 ESCAPED_SCRIPT, ESCAPED_IMAGE = "&lt;script&gt;alert(1)&lt;/script&gt;", "&lt;img src=x onerror=alert(1)&gt;"
 
 
 def suite_env(fixtures: Path, tmp: Path) -> dict:
-    return {**os.environ, "CONCBENCH_BUILTINS": "off", "CONCBENCH_WORKLOADS": str(fixtures / "workloads"),
-            "CONCBENCH_RUNTIMES": str(fixtures / "runtimes"), "CONCBENCH_DB": str(tmp / "test.db")}
+    return {
+        **os.environ,
+        "CONCBENCH_BUILTINS": "off",
+        "CONCBENCH_WORKLOADS": str(fixtures / "workloads"),
+        "CONCBENCH_RUNTIMES": str(fixtures / "runtimes"),
+        "CONCBENCH_DB": str(tmp / "test.db"),
+    }
 
 
 def run_says(env: dict, tmp: Path, stdout: str = "", stderr: str = "", exit: int = 0, mechanisms: str = "says"):
@@ -38,9 +42,18 @@ def run_says(env: dict, tmp: Path, stdout: str = "", stderr: str = "", exit: int
     and exits with exit: it completes, with a failed trial (exit status 1)."""
     for name, text in (("stdout", stdout), ("stderr", stderr)):
         (tmp / name).write_text(text)
-    done = concbench("run", "-w", "triangle", "-m", mechanisms, "--profile", "smoke", "--trials", "1",
-                     env={**env, "FAKE_STDOUT": str(tmp / "stdout"), "FAKE_STDERR": str(tmp / "stderr"),
-                          "FAKE_EXIT": str(exit)})
+    done = concbench(
+        "run",
+        "-w",
+        "triangle",
+        "-m",
+        mechanisms,
+        "--profile",
+        "smoke",
+        "--trials",
+        "1",
+        env={**env, "FAKE_STDOUT": str(tmp / "stdout"), "FAKE_STDERR": str(tmp / "stderr"), "FAKE_EXIT": str(exit)},
+    )
     assert_ran(done, 1)
     return done
 
@@ -57,7 +70,7 @@ def refusal(error: str) -> str:
 def stored(env: dict, monkeypatch) -> document.RunReport:
     """The latest run's report, built in this process as the command line builds it."""
     monkeypatch.setenv("CONCBENCH_BUILTINS", "off")
-    monkeypatch.setenv("CONCBENCH_WORKLOADS", env["CONCBENCH_WORKLOADS"])   # the specs: titles, baselines
+    monkeypatch.setenv("CONCBENCH_WORKLOADS", env["CONCBENCH_WORKLOADS"])  # the specs: titles, baselines
     return document.build(Store(Path(env["CONCBENCH_DB"])))
 
 
@@ -77,6 +90,7 @@ def assert_literal(shown: str) -> None:
 
 # The terminal
 
+
 @pytest.fixture(scope="module")
 def loud(tmp_path_factory) -> dict:
     """A run whose one trial writes markup and a terminal code to stderr, then exits 3."""
@@ -89,7 +103,7 @@ def test_a_trials_markup_and_terminal_codes_are_printed_as_text(loud):
     done = loud["done"]
     assert "\x1b" not in done.stdout
     assert "EXIT triangle fake/says #1: exit status 3: " + LOUD.replace("\x1b", "\\x1b") in done.stdout  # progress
-    assert "fake/says trial 1: EXIT: exit status 3: " in done.stdout                                     # the table
+    assert "fake/says trial 1: EXIT: exit status 3: " in done.stdout  # the table
     assert_literal(done.stdout)
 
 
@@ -98,7 +112,7 @@ def test_the_tables_on_a_colour_terminal_are_text_never_markup(loud, monkeypatch
     (table,) = report.tables
     shown = on_a_terminal(*terminal.render(table))
     assert_literal(shown)
-    assert shown.count("[/] and [bold red]x") == 2   # the failure's detail and its stderr
+    assert shown.count("[/] and [bold red]x") == 2  # the failure's detail and its stderr
 
 
 def test_the_run_header_shows_the_environment_as_text(loud, monkeypatch):
@@ -120,6 +134,7 @@ def test_the_progress_display_shows_names_and_details_as_text(loud, monkeypatch)
 
 # CSV
 
+
 def test_a_refusal_that_is_a_formula_is_text_in_csv(fake_env, tmp_path):
     run_says(fake_env, tmp_path, stdout=refusal(FORMULA), exit=1, mechanisms="honest,says")
     report = concbench("report", "--format", "csv", env=fake_env)
@@ -136,10 +151,11 @@ def test_only_text_that_starts_like_a_formula_gets_the_single_quote(loud, monkey
     trials = [replace(report.trials[0], detail=detail, exit_code=-1) for detail in details]
     rows = list(csv.DictReader(io.StringIO(export.csv_text(replace(report, trials=trials)))))
     assert [row["detail"] for row in rows] == ["'" + d for d in details[:6]] + details[6:]
-    assert {row["process_exit_code"] for row in rows} == {"-1"}   # a number: no single quote
+    assert {row["process_exit_code"] for row in rows} == {"-1"}  # a number: no single quote
 
 
 # Markdown
+
 
 def outside_fences(text: str) -> str:
     """The Markdown but its fenced code blocks, where text is literal."""
@@ -165,7 +181,7 @@ def test_a_trials_html_is_only_ever_in_fenced_blocks_in_markdown(fake_env, tmp_p
     report = concbench("report", "--format", "md", env=fake_env)
     assert_ran(report, 0)
     assert_no_html(report.stdout)
-    assert f"fake/says trial 1: ERROR: {said}" in report.stdout   # in its fenced block, as it was said
+    assert f"fake/says trial 1: ERROR: {said}" in report.stdout  # in its fenced block, as it was said
     assert "  | \\x1b[2J" in report.stdout and "\x1b" not in report.stdout
 
 
@@ -178,19 +194,25 @@ def hostile(tmp_path_factory) -> dict:
     suite = tmp / "fixtures"
     shutil.copytree(FIXTURES, suite)
     triangle = suite / "workloads" / "triangle.toml"
-    triangle.write_text(triangle.read_text()
-                        .replace('title = "Triangle"', f'title = "[/] {SCRIPT} & {IMAGE} \\u001b[2J"')
-                        .replace("[params.n]", f'[params.look]\ntype = "choice"\nvalues = ["{IMAGE}"]\n'
-                                               'doc = "how it looks"\n\n[params.n]')
-                        .replace("{ n = ", f'{{ look = "{IMAGE}", n = '))
+    triangle.write_text(
+        triangle.read_text()
+        .replace('title = "Triangle"', f'title = "[/] {SCRIPT} & {IMAGE} \\u001b[2J"')
+        .replace(
+            "[params.n]", f'[params.look]\ntype = "choice"\nvalues = ["{IMAGE}"]\ndoc = "how it looks"\n\n[params.n]'
+        )
+        .replace("{ n = ", f'{{ look = "{IMAGE}", n = ')
+    )
     ticks = suite / "workloads" / "ticks.toml"
     ticks.write_text(ticks.read_text().replace("\n[params", f'\nwork = "{SCRIPT} work"\n\n[params', 1))
     manifest = suite / "runtimes" / "fake" / "runtime.toml"
-    manifest.write_text(manifest.read_text().replace("this mechanism has no triangles", IMAGE)
-                        + f'\n[mechanisms.honest.notes]\ntriangle = "{SCRIPT}"\n')
+    manifest.write_text(
+        manifest.read_text().replace("this mechanism has no triangles", IMAGE)
+        + f'\n[mechanisms.honest.notes]\ntriangle = "{SCRIPT}"\n'
+    )
     env = suite_env(suite, tmp)
-    done = concbench("run", "-w", "triangle,ticks", "-m", "honest,inexpressible", "--profile", "smoke",
-                     "--trials", "1", env=env)
+    done = concbench(
+        "run", "-w", "triangle,ticks", "-m", "honest,inexpressible", "--profile", "smoke", "--trials", "1", env=env
+    )
     assert_ran(done, 0)
     return {"env": env, "done": done}
 
@@ -208,15 +230,20 @@ def test_html_in_a_spec_or_a_manifest_is_escaped_in_markdown(hostile):
     (heading,) = [line for line in text.splitlines() if line.endswith(f"(triangle): look={ESCAPED_IMAGE} n=10")]
     assert heading.startswith(f"### [/] {ESCAPED_SCRIPT} &amp; {ESCAPED_IMAGE} \\x1b[2J ")
     assert "\x1b" not in text
-    assert f"- fake/honest: note: {ESCAPED_SCRIPT}" in text             # the remarks
-    assert f"| fake/inexpressible | n/a: {ESCAPED_IMAGE} |" in text      # a skipped row
-    assert f"- {ESCAPED_SCRIPT} work (ticks " in text                   # the diagnosis
+    assert f"- fake/honest: note: {ESCAPED_SCRIPT}" in text  # the remarks
+    assert f"| fake/inexpressible | n/a: {ESCAPED_IMAGE} |" in text  # a skipped row
+    assert f"- {ESCAPED_SCRIPT} work (ticks " in text  # the diagnosis
 
 
 def test_html_in_the_environment_is_escaped_in_markdown(hostile, monkeypatch):
     report = stored(hostile["env"], monkeypatch)
-    run = replace(report.run, started=SCRIPT, state=IMAGE, request={**report.run.request, "profile": SCRIPT},
-                  environment={**report.run.environment, "concbench": IMAGE})
+    run = replace(
+        report.run,
+        started=SCRIPT,
+        state=IMAGE,
+        request={**report.run.request, "profile": SCRIPT},
+        environment={**report.run.environment, "concbench": IMAGE},
+    )
     text = markdown.render(replace(report, run=run, environment=[(SCRIPT, IMAGE)]))
     assert_no_html(text)
     assert f"- {ESCAPED_SCRIPT}: {ESCAPED_IMAGE}" in text

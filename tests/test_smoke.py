@@ -6,10 +6,9 @@ import os
 import re
 
 import pytest
-
-from concbench import runtimes, workloads
 from conftest import concbench
 
+from concbench import runtimes, workloads
 
 SPECS = workloads.load_all()
 
@@ -39,8 +38,7 @@ def smoke(tmp_path_factory):
     return done, by_cell
 
 
-@pytest.mark.parametrize("workload, runtime, mechanism", RUNNABLE,
-                         ids=[f"{w}-{r}-{m}" for w, r, m in RUNNABLE])
+@pytest.mark.parametrize("workload, runtime, mechanism", RUNNABLE, ids=[f"{w}-{r}-{m}" for w, r, m in RUNNABLE])
 def test_cell_verifies(smoke, workload, runtime, mechanism):
     done, by_cell = smoke
     records = by_cell.get((workload, runtime, mechanism))
@@ -49,8 +47,9 @@ def test_cell_verifies(smoke, workload, runtime, mechanism):
     sets = SPECS[workload].param_sets("smoke", {})
     assert len(records) == sum(not rt.na_reason(workload, mechanism, params) for params in sets)
     for record in records:
-        assert record["status"] == "ok", \
+        assert record["status"] == "ok", (
             f"{record['params']}: {record['status']}: {record['detail']}\n{record['stderr'][-2000:]}"
+        )
         run = record["runs"][-1]
         assert run["result"] == record["expected"]
         assert record["peak_kb"] > 0 and 0 < run["wall_ns"] < record["process"]["wall_ns"]
@@ -74,7 +73,7 @@ def _check_evidence(spec, fixed_units, record):
 def test_the_smoke_run_succeeds_and_names_every_na_cell(smoke):
     done, _ = smoke
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    for workload, runtime, mechanism, reason in CELLS:
+    for _workload, runtime, mechanism, reason in CELLS:
         if reason:
             assert f"{runtime}/{mechanism}" in done.stdout and reason in done.stdout
 
@@ -97,11 +96,11 @@ def test_gc_off_is_recorded_where_the_language_has_a_collector(smoke):
 def test_rate_tables_are_in_the_seeds_own_formats(smoke):
     done, _ = smoke
     # Concurrently: "proc.call:   11048400 executions in 1.0000 seconds", then ops/s.
-    assert re.search(r"^ruby/none: +\d+ executions in \d\.\d{4} seconds +[\d.]+[kMB]? +x1\.00 ",
-                     done.stdout, re.M)
+    assert re.search(r"^ruby/none: +\d+ executions in \d\.\d{4} seconds +[\d.]+[kMB]? +x1\.00 ", done.stdout, re.M)
     # benchmark-ips as Pbt prints it: "ractor  39.273 (± 2.5%) i/s - 198.000 in 5.042910s".
-    assert re.search(r"^ +ruby/ractor +[\d.]+[kMB]? \((± *[\d.]+%| +- )\) i/s - +[\d.]+[kMB]? in +\d+\.\d{6}s",
-                     done.stdout, re.M)
+    assert re.search(
+        r"^ +ruby/ractor +[\d.]+[kMB]? \((± *[\d.]+%| +- )\) i/s - +[\d.]+[kMB]? in +\d+\.\d{6}s", done.stdout, re.M
+    )
 
 
 def test_the_run_ends_with_a_diagnosis_computed_from_its_figures(smoke):
@@ -115,8 +114,24 @@ def test_the_run_ends_with_a_diagnosis_computed_from_its_figures(smoke):
 def test_a_forked_producer_that_fills_its_pipe_waits_and_counts_it(tmp_path):
     # The smoke profile's queue never fills a pipe (8,192 records): here 4 producers push 40,000.
     env = {k: v for k, v in os.environ.items() if not k.startswith("CONCBENCH_")}
-    done = concbench("run", "--profile", "smoke", "-w", "queue", "-m", "ruby/process", "-p", "items=10000",
-                     "-p", "producers=4", "-p", "capacity=0", "--db", tmp_path / "q.db", env=env)
+    done = concbench(
+        "run",
+        "--profile",
+        "smoke",
+        "-w",
+        "queue",
+        "-m",
+        "ruby/process",
+        "-p",
+        "items=10000",
+        "-p",
+        "producers=4",
+        "-p",
+        "capacity=0",
+        "--db",
+        tmp_path / "q.db",
+        env=env,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     shown = concbench("show", "--json", "--db", tmp_path / "q.db", env=env)
     (record,) = [json.loads(line) for line in shown.stdout.splitlines()]

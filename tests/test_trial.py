@@ -30,10 +30,12 @@ def test_the_child_gets_a_fresh_scratch_directory_that_is_removed():
 
 def test_a_hang_is_killed_with_its_whole_process_group(tmp_path):
     pids = tmp_path / "pids"
-    code = ("import json, os, sys, time; path = json.load(sys.stdin)['pids']\n"
-            "if os.fork() == 0:\n"
-            "    open(path, 'w').write(str(os.getpid())); time.sleep(60)\n"
-            "time.sleep(60)")
+    code = (
+        "import json, os, sys, time; path = json.load(sys.stdin)['pids']\n"
+        "if os.fork() == 0:\n"
+        "    open(path, 'w').write(str(os.getpid())); time.sleep(60)\n"
+        "time.sleep(60)"
+    )
     done = trial.run([PY, "-c", code], {"pids": str(pids)}, timeout=0.5)
     assert done.timed_out and done.signal == 9
     assert done.wall_ns < 10e9
@@ -95,21 +97,23 @@ def _pids_when_written(path, count, timeout=20):
 
 # Starts a child that leaves the process group and session (setsid) and a
 # grandchild of its own, writes the three pids, then does what TAIL says.
-ESCAPE = ("import json, os, sys, time; path = json.load(sys.stdin)['pids']\n"
-          "if os.fork() == 0:\n"
-          "    os.setsid()\n"
-          "    if os.fork() == 0:\n"
-          "        time.sleep(3600)\n"
-          "    open(path + '.tmp', 'w').write(f'{os.getppid()} {os.getpid()} '); time.sleep(3600)\n"
-          "while not os.path.exists(path + '.tmp'): time.sleep(0.01)\n"
-          "os.rename(path + '.tmp', path)\n")
+ESCAPE = (
+    "import json, os, sys, time; path = json.load(sys.stdin)['pids']\n"
+    "if os.fork() == 0:\n"
+    "    os.setsid()\n"
+    "    if os.fork() == 0:\n"
+    "        time.sleep(3600)\n"
+    "    open(path + '.tmp', 'w').write(f'{os.getppid()} {os.getpid()} '); time.sleep(3600)\n"
+    "while not os.path.exists(path + '.tmp'): time.sleep(0.01)\n"
+    "os.rename(path + '.tmp', path)\n"
+)
 
 
 def test_what_leaves_the_process_group_is_killed_with_the_trial_and_counted(tmp_path):
     pids = tmp_path / "pids"
     done = trial.run([PY, "-c", ESCAPE + "print('answered')"], {"pids": str(pids)}, timeout=20)
     assert done.exit_code == 0 and not done.timed_out and done.stdout == b"answered\n"
-    assert done.strays == 2   # the child in its own session and its grandchild
+    assert done.strays == 2  # the child in its own session and its grandchild
     assert all(_dead(pid) for pid in _pids_when_written(pids, 2)), "a process outlived its trial"
 
 
@@ -122,14 +126,25 @@ def test_the_trial_and_all_it_started_die_with_the_harness(tmp_path):
     """SIGKILL of the harness mid-trial: the spawner cleans up as it dies; the
     scratch directory it could not remove goes at the next clean-up."""
     pids, scratch = tmp_path / "pids", tmp_path / "scratch"
-    hang = ESCAPE.replace("path = json.load(sys.stdin)['pids']",
-                          f"request = json.load(sys.stdin); path = request['pids']; "
-                          f"open({str(scratch)!r}, 'w').write(request['scratch'])") + "time.sleep(3600)"
+    hang = (
+        ESCAPE.replace(
+            "path = json.load(sys.stdin)['pids']",
+            f"request = json.load(sys.stdin); path = request['pids']; "
+            f"open({str(scratch)!r}, 'w').write(request['scratch'])",
+        )
+        + "time.sleep(3600)"
+    )
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    harness = subprocess.Popen([PY, "-c", "import sys; from concbench import trial; "
-                                f"trial.run([sys.executable, '-c', {hang!r}], {{'pids': {str(pids)!r}}}, 60)"],
-                               env={**os.environ, "TMPDIR": str(temporary)})
+    harness = subprocess.Popen(
+        [
+            PY,
+            "-c",
+            "import sys; from concbench import trial; "
+            f"trial.run([sys.executable, '-c', {hang!r}], {{'pids': {str(pids)!r}}}, 60)",
+        ],
+        env={**os.environ, "TMPDIR": str(temporary)},
+    )
     try:
         left = _pids_when_written(pids, 2)
     finally:
@@ -143,9 +158,9 @@ def test_the_trial_and_all_it_started_die_with_the_harness(tmp_path):
 
 
 def test_what_a_dead_harness_left_is_found_by_its_mark_and_removed(tmp_path):
-    dead = "1.0"   # pid 1 did not start at tick 0
+    dead = "1.0"  # pid 1 did not start at tick 0
     stray = subprocess.Popen(["sleep", "60"], env={**os.environ, leftovers.VARIABLE: dead})
-    for _ in range(5000):   # Popen returns before exec has set up the new environment
+    for _ in range(5000):  # Popen returns before exec has set up the new environment
         if leftovers.VARIABLE.encode() in Path(f"/proc/{stray.pid}/environ").read_bytes():
             break
         time.sleep(0.001)
@@ -164,8 +179,10 @@ def test_what_a_dead_harness_left_is_found_by_its_mark_and_removed(tmp_path):
         stray.kill()
 
 
-needs_cgroups = pytest.mark.skipif(any(isinstance(c, str) for c in limits.controllers().values()),
-                                   reason=f"no writable cgroups here: {limits.controllers()}")
+needs_cgroups = pytest.mark.skipif(
+    any(isinstance(c, str) for c in limits.controllers().values()),
+    reason=f"no writable cgroups here: {limits.controllers()}",
+)
 CAPS = limits.Limits(memory_bytes=300 << 20, tasks=32)
 
 
@@ -180,9 +197,12 @@ def test_a_runaway_is_stopped_at_the_memory_cap_and_says_so():
 @needs_cgroups
 def test_a_go_like_reservation_of_64_gib_runs_under_a_300_mib_cap():
     """What RLIMIT_AS would refuse: address space reserved, a little of it used."""
-    done = trial.run([PY, str(FAKE / "kit.py")],
-                     {"workload": "triangle", "kind": "fixed", "mechanism": "reserve", "params": {"n": 3},
-                      "warmup": 0, "runs": 1}, timeout=60, caps=CAPS)
+    done = trial.run(
+        [PY, str(FAKE / "kit.py")],
+        {"workload": "triangle", "kind": "fixed", "mechanism": "reserve", "params": {"n": 3}, "warmup": 0, "runs": 1},
+        timeout=60,
+        caps=CAPS,
+    )
     assert done.exit_code == 0 and done.limit_hit == "", done.stderr
     assert 100_000 < done.maxrss_kb < 300_000
 
@@ -193,7 +213,7 @@ def test_a_fork_past_the_process_cap_is_refused_and_says_so():
     done = trial.run([PY, "-c", code], {}, timeout=60, caps=CAPS)
     assert done.exit_code == 1 and "Resource temporarily unavailable" in done.stderr
     assert done.limit_hit == "a fork or thread was refused at the cap of 32 processes and threads"
-    assert done.strays == 30   # the cap, less the spawner and the trial
+    assert done.strays == 30  # the cap, less the spawner and the trial
 
 
 @needs_cgroups

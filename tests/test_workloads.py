@@ -37,9 +37,12 @@ def test_the_catalogue_loads_and_checks_are_computed():
     assert specs["pipe"].expected({"groups": 50, "messages": 10_000, "size": 1024}) == {"bytes": 512_000_000}
     assert specs["mutex-cpu"].expected({"groups": 20, "workers": 10, "iterations": 10_000}) == {"sum": 1_194_000_000}
     assert specs["queue"].expected({"groups": 20, "producers": 4, "consumers": 8, "items": 100_000}) == {
-        "count": 8_000_000, "sum": 400_004_000_000}
+        "count": 8_000_000,
+        "sum": 400_004_000_000,
+    }
     assert specs["mutex-io"].expected({"groups": 5, "workers": 10, "iterations": 1000, "size": 1024}) == {
-        "bytes": 51_200_000}
+        "bytes": 51_200_000
+    }
 
 
 def test_standard_is_the_seed_and_full_adds_the_mutex_io_scan():
@@ -59,23 +62,29 @@ def test_sweeps_and_overrides(tmp_path):
         spec.param_sets("quick", {"n": ["five"]})
 
 
-@pytest.mark.parametrize("text, message", [
-    ("id = ", "malformed TOML"),
-    (GOOD.replace('total = "n * 2"', 'total = "m * 2"'), "expect.total: 'm' is not an integer parameter"),
-    (GOOD.replace('total = "n * 2"', 'total = "ops"'), "expect.total: 'ops' is not an integer parameter"),
-    (GOOD.replace('total = "n * 2"', 'total = "print(n)"'), "the only calls allowed are bisection_candidates, lcg_first_above, lcg_sum"),
-    (GOOD.replace('type = "int"', 'type = "float"'), "expect.total: 'n' is not an integer parameter"),
-    (GOOD.replace('type = "int"', 'type = "choice"'), "a choice has `values` and no min or max"),
-    (GOOD.replace('id = "w"', 'id = "w"\nkind = "rate"'), "a rate workload has the float parameter 'seconds'"),
-    (GOOD.replace('total = "n * 2"', 'total = "open(n)"'), "expect.total"),
-    (GOOD.replace("quick = { n = 2 }", "quick = { n = 200 }"), "profiles.quick: n=200 is out of bounds"),
-    (GOOD.replace("quick = { n = 2 }", "quick = { n = -1 }"), "profiles.quick: n=-1 is out of bounds"),
-    (GOOD.replace("quick = { n = 2 }", "quick = { n = 'two' }"), "profiles.quick"),
-    (GOOD.replace("quick = { n = 2 }", "quick = { n = 2, m = 1 }"), "unknown parameter 'm'"),
-    (GOOD.replace("quick = { n = 2 }\n", ""), "no 'quick' profile"),
-    (GOOD.replace('type = "int"', 'type = "complex"'), "params.n.type"),
-    (GOOD + "colour = 'red'\n", "colour"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("id = ", "malformed TOML"),
+        (GOOD.replace('total = "n * 2"', 'total = "m * 2"'), "expect.total: 'm' is not an integer parameter"),
+        (GOOD.replace('total = "n * 2"', 'total = "ops"'), "expect.total: 'ops' is not an integer parameter"),
+        (
+            GOOD.replace('total = "n * 2"', 'total = "print(n)"'),
+            "the only calls allowed are bisection_candidates, lcg_first_above, lcg_sum",
+        ),
+        (GOOD.replace('type = "int"', 'type = "float"'), "expect.total: 'n' is not an integer parameter"),
+        (GOOD.replace('type = "int"', 'type = "choice"'), "a choice has `values` and no min or max"),
+        (GOOD.replace('id = "w"', 'id = "w"\nkind = "rate"'), "a rate workload has the float parameter 'seconds'"),
+        (GOOD.replace('total = "n * 2"', 'total = "open(n)"'), "expect.total"),
+        (GOOD.replace("quick = { n = 2 }", "quick = { n = 200 }"), "profiles.quick: n=200 is out of bounds"),
+        (GOOD.replace("quick = { n = 2 }", "quick = { n = -1 }"), "profiles.quick: n=-1 is out of bounds"),
+        (GOOD.replace("quick = { n = 2 }", "quick = { n = 'two' }"), "profiles.quick"),
+        (GOOD.replace("quick = { n = 2 }", "quick = { n = 2, m = 1 }"), "unknown parameter 'm'"),
+        (GOOD.replace("quick = { n = 2 }\n", ""), "no 'quick' profile"),
+        (GOOD.replace('type = "int"', 'type = "complex"'), "params.n.type"),
+        (GOOD + "colour = 'red'\n", "colour"),
+    ],
+)
 def test_malformed_specs_give_one_line(tmp_path, text, message):
     with pytest.raises(UserError) as error:
         load(tmp_path, text)
@@ -100,8 +109,12 @@ def test_bad_overrides(text):
         workloads.parse_override(text)
 
 
-RATE = GOOD.replace('id = "w"', 'id = "w"\nkind = "rate"\nrate_format = "executions"').replace(
-    'total = "n * 2"', 'total = "ops * n"').replace("[expect]", """[params.seconds]
+RATE = (
+    GOOD.replace('id = "w"', 'id = "w"\nkind = "rate"\nrate_format = "executions"')
+    .replace('total = "n * 2"', 'total = "ops * n"')
+    .replace(
+        "[expect]",
+        """[params.seconds]
 type = "float"
 min = 0.001
 max = 60
@@ -115,10 +128,13 @@ doc = "d"
 type = "choice"
 values = ["await", "forget"]
 doc = "d"
-[expect]""").replace("{ n = 1 }", "{ n = 1, seconds = 1, batch = 10, mode = 'await' }").replace(
-    "{ n = 2 }", "{ n = 2, seconds = 0.5, batch = 10, mode = ['await', 'forget'] }").replace(
-    "{ n = 3 }", "{ n = 3, seconds = 1.0, batch = 10, mode = 'await' }").replace(
-    "full = { n = [3, 4] }", "")
+[expect]""",
+    )
+    .replace("{ n = 1 }", "{ n = 1, seconds = 1, batch = 10, mode = 'await' }")
+    .replace("{ n = 2 }", "{ n = 2, seconds = 0.5, batch = 10, mode = ['await', 'forget'] }")
+    .replace("{ n = 3 }", "{ n = 3, seconds = 1.0, batch = 10, mode = 'await' }")
+    .replace("full = { n = [3, 4] }", "")
+)
 
 
 def test_rate_workloads_have_typed_parameters_and_expect_in_terms_of_ops(tmp_path):
@@ -126,18 +142,22 @@ def test_rate_workloads_have_typed_parameters_and_expect_in_terms_of_ops(tmp_pat
     assert spec.param_sets("smoke", {}) == [{"n": 1, "seconds": 1.0, "batch": 10, "mode": "await"}]
     assert [p["mode"] for p in spec.param_sets("quick", {})] == ["await", "forget"]
     assert spec.param_sets("quick", {"seconds": ["0.25"], "mode": ["forget"]}) == [
-        {"n": 2, "seconds": 0.25, "batch": 10, "mode": "forget"}]
+        {"n": 2, "seconds": 0.25, "batch": 10, "mode": "forget"}
+    ]
     assert spec.expected({"n": 3, "seconds": 1.0, "batch": 10, "mode": "await"}, ops=500) == {"total": 1500}
-    for override, message in [({"mode": ["sometimes"]}, "mode=sometimes is not one of await, forget"),
-                              ({"seconds": ["soon"]}, "seconds=soon is not a number"),
-                              ({"seconds": ["0"]}, r"seconds=0.0 is out of bounds"),
-                              ({"seconds": ["nan"]}, "seconds=nan is out of bounds")]:
+    for override, message in [
+        ({"mode": ["sometimes"]}, "mode=sometimes is not one of await, forget"),
+        ({"seconds": ["soon"]}, "seconds=soon is not a number"),
+        ({"seconds": ["0"]}, r"seconds=0.0 is out of bounds"),
+        ({"seconds": ["nan"]}, "seconds=nan is out of bounds"),
+    ]:
         with pytest.raises(UserError, match=message):
             spec.param_sets("quick", override)
 
 
 def test_the_lcg_is_the_catalogues():
     from concbench import lcg
+
     assert lcg.draws(5, -1_000_000, 1_000_000) == [-504598, -698294, -323747, -326028, -904719]
     assert lcg.lcg_first_above(100, -1_000_000, 1_000_000, 100) == 5
     assert lcg.lcg_sum(3, 0, 10) == sum(lcg.draws(3, 0, 10))
@@ -169,13 +189,16 @@ def test_the_celluloid_and_many_task_checks():
     assert specs["ring"].expected({"nodes": 513, "laps": 100}) == {"hops": 51_300}
     assert specs["mailbox"].expected({"messages": 4, "capacity": 0}) == {"count": 4, "sum": 10, "ordered": 30}
     assert specs["latch"].expected({"count": 100, "rounds": 7}) == {
-        "rounds": 7, "countdowns": 700, "checksum": sum((k + 1) * (r + 1) for k in range(100) for r in range(7))}
+        "rounds": 7,
+        "countdowns": 700,
+        "checksum": sum((k + 1) * (r + 1) for k in range(100) for r in range(7)),
+    }
 
 
 def test_the_checksums_are_the_ones_each_unit_makes():
     specs, modulus = workloads.load_all(), 1_000_000_007
     ordered = 0
-    for k in range(1, 3_000_001):   # the receiver's k-th message is payload k, reduced at each step
+    for k in range(1, 3_000_001):  # the receiver's k-th message is payload k, reduced at each step
         ordered = (ordered + k * k) % modulus
     assert specs["mailbox"].expected({"messages": 3_000_000, "capacity": 0})["ordered"] == ordered
     tallies = [sum((k + 1) * (r + 1) for r in range(50)) % modulus for k in range(10_000)]
@@ -192,7 +215,10 @@ def test_the_shrinking_evaluates_the_candidates_of_each_bisection_round():
         tried = sorted({passing + (failing - passing) * k // 9 for k in range(1, 9)} - {passing})
         rounds.append(len(tried))
         failed = next((i for i, c in enumerate(tried) if c > 100), len(tried))
-        passing, failing = (tried[failed - 1] if failed else passing), (tried[failed] if failed < len(tried) else failing)
+        passing, failing = (
+            (tried[failed - 1] if failed else passing),
+            (tried[failed] if failed < len(tried) else failing),
+        )
     assert failing == 101 and series.bisection_candidates(10, -1_000_000, 1_000_000, 100) == sum(rounds)
 
 

@@ -4,14 +4,15 @@ import contextlib
 import json
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import click
 from rich.console import Console
 from rich.text import Text
 
-from . import environment, leftovers, limits, options, paths, runtimes, setup as system, workloads
+from . import environment, leftovers, limits, options, paths, runtimes, workloads
+from . import setup as system
 from .display import printable
 from .errors import UserError
 from .plan import BOUNDS, PROFILE_SETTINGS, Plan, Selection, choose, make_plan
@@ -27,20 +28,30 @@ from .store import Store
 console = Console(markup=False, highlight=False, soft_wrap=True)
 
 
-DB_OPTION = click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                         help="SQLite database (default: results/concbench.db in the project, "
-                              "or $CONCBENCH_DB).")
-
+DB_OPTION = click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="SQLite database (default: results/concbench.db in the project, or $CONCBENCH_DB).",
+)
 
 
 def _folders(kind: str):
     """An option's folders of workloads or runtimes, added to the project's own."""
+
     def add(ctx, param, values: tuple[Path, ...]) -> None:
         paths.add(kind, values)
-    return click.option(f"--{kind}", multiple=True, metavar="DIR", expose_value=False, callback=add,
-                        type=click.Path(exists=True, file_okay=False, path_type=Path),
-                        help=f"Also the {kind} in DIR, from outside the repository (repeatable; "
-                             f"also ${paths.VARIABLES[kind]}, ':'-separated).")
+
+    return click.option(
+        f"--{kind}",
+        multiple=True,
+        metavar="DIR",
+        expose_value=False,
+        callback=add,
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help=f"Also the {kind} in DIR, from outside the repository (repeatable; "
+        f"also ${paths.VARIABLES[kind]}, ':'-separated).",
+    )
 
 
 def suite_options(command):
@@ -48,12 +59,32 @@ def suite_options(command):
     return _folders("workloads")(_folders("runtimes")(command))
 
 
-WORKLOAD_OPTION = click.option("-w", "--workload", "workload", multiple=True, metavar="ID", callback=options.names,
-                               help="Only these workloads (repeat or comma-separate). Default: all.")
-MECHANISM_OPTION = click.option("-m", "--mechanism", "mechanism", multiple=True, metavar="NAME", callback=options.names,
-                                help="Only these mechanisms: 'thread' or 'ruby/thread'. Default: all.")
-THRESHOLD_OPTION = click.option("--threshold", type=options.Finite(min=0), default=5.0, show_default=True,
-                                metavar="PCT", help="The smallest change in time worth calling, in percent.")
+WORKLOAD_OPTION = click.option(
+    "-w",
+    "--workload",
+    "workload",
+    multiple=True,
+    metavar="ID",
+    callback=options.names,
+    help="Only these workloads (repeat or comma-separate). Default: all.",
+)
+MECHANISM_OPTION = click.option(
+    "-m",
+    "--mechanism",
+    "mechanism",
+    multiple=True,
+    metavar="NAME",
+    callback=options.names,
+    help="Only these mechanisms: 'thread' or 'ruby/thread'. Default: all.",
+)
+THRESHOLD_OPTION = click.option(
+    "--threshold",
+    type=options.Finite(min=0),
+    default=5.0,
+    show_default=True,
+    metavar="PCT",
+    help="The smallest change in time worth calling, in percent.",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -67,35 +98,91 @@ def cli():
 
 @cli.command()
 @WORKLOAD_OPTION
-@click.option("-r", "--runtime", "runtime", multiple=True, metavar="NAME", callback=options.names,
-              help="Only these runtimes, e.g. ruby, c. Default: all.")
+@click.option(
+    "-r",
+    "--runtime",
+    "runtime",
+    multiple=True,
+    metavar="NAME",
+    callback=options.names,
+    help="Only these runtimes, e.g. ruby, c. Default: all.",
+)
 @MECHANISM_OPTION
-@click.option("--profile", type=click.Choice(list(PROFILE_SETTINGS)), default="quick",
-              show_default=True,
-              help="Parameter set: smoke (seconds, the tests), quick, standard (the seeds' "
-                   "own parameters), full (standard plus the scaling sweeps).")
-@click.option("-p", "--param", "param", multiple=True, metavar="NAME=VALUE[,VALUE...]", callback=options.overrides,
-              help="Override a parameter; several values make a sweep.")
-@click.option("-o", "--option", "option", multiple=True, metavar="NAME", callback=options.names,
-              help="Turn on a runtime option, e.g. yjit; recorded with every result.")
+@click.option(
+    "--profile",
+    type=click.Choice(list(PROFILE_SETTINGS)),
+    default="quick",
+    show_default=True,
+    help="Parameter set: smoke (seconds, the tests), quick, standard (the seeds' "
+    "own parameters), full (standard plus the scaling sweeps).",
+)
+@click.option(
+    "-p",
+    "--param",
+    "param",
+    multiple=True,
+    metavar="NAME=VALUE[,VALUE...]",
+    callback=options.overrides,
+    help="Override a parameter; several values make a sweep.",
+)
+@click.option(
+    "-o",
+    "--option",
+    "option",
+    multiple=True,
+    metavar="NAME",
+    callback=options.names,
+    help="Turn on a runtime option, e.g. yjit; recorded with every result.",
+)
 @click.option("--trials", type=click.IntRange(*BOUNDS["trials"]), help="Fresh processes per cell.")
 @click.option("--warmup", type=click.IntRange(*BOUNDS["warmup"]), help="Warm-up runs in each process.")
 @click.option("--runs", type=click.IntRange(*BOUNDS["runs"]), help="Timed runs in each process.")
-@click.option("--timeout", type=options.Finite(*BOUNDS["timeout"]), metavar="SECONDS",
-              help="Kill a trial, and everything it started, after this long.")
-@click.option("--memory-limit", type=options.MEMORY_LIMIT, metavar="SIZE|off",
-              help="Cap each trial's memory (resident and cached pages, by cgroup; e.g. 2G): the kernel "
-                   "stops a trial that needs more, and it is marked LIMIT. Default: half the machine's memory.")
-@click.option("--process-limit", type=options.PROCESS_LIMIT, metavar="N|off",
-              help=f"Cap the processes and threads each trial has at once (by cgroup); a fork past it "
-                   f"fails, and the trial is marked LIMIT. Default: {limits.DEFAULT_TASKS}.")
-@click.option("--resume", is_flag=False, flag_value="latest", default=None, metavar="[RUN]",
-              help="Continue an interrupted run (the latest, or RUN) without repeating "
-                   "finished trials.")
+@click.option(
+    "--timeout",
+    type=options.Finite(*BOUNDS["timeout"]),
+    metavar="SECONDS",
+    help="Kill a trial, and everything it started, after this long.",
+)
+@click.option(
+    "--memory-limit",
+    type=options.MEMORY_LIMIT,
+    metavar="SIZE|off",
+    help="Cap each trial's memory (resident and cached pages, by cgroup; e.g. 2G): the kernel "
+    "stops a trial that needs more, and it is marked LIMIT. Default: half the machine's memory.",
+)
+@click.option(
+    "--process-limit",
+    type=options.PROCESS_LIMIT,
+    metavar="N|off",
+    help=f"Cap the processes and threads each trial has at once (by cgroup); a fork past it "
+    f"fails, and the trial is marked LIMIT. Default: {limits.DEFAULT_TASKS}.",
+)
+@click.option(
+    "--resume",
+    is_flag=False,
+    flag_value="latest",
+    default=None,
+    metavar="[RUN]",
+    help="Continue an interrupted run (the latest, or RUN) without repeating finished trials.",
+)
 @DB_OPTION
 @suite_options
-def run(workload, runtime, mechanism, profile, param, option, trials, warmup, runs, timeout,
-        memory_limit, process_limit, resume, db):
+def run(
+    workload,
+    runtime,
+    mechanism,
+    profile,
+    param,
+    option,
+    trials,
+    warmup,
+    runs,
+    timeout,
+    memory_limit,
+    process_limit,
+    resume,
+    db,
+):
     """Run workloads on mechanisms, verify and store every trial, print tables.
 
     Each trial is a fresh process; every finished trial is stored at once, so
@@ -103,11 +190,24 @@ def run(workload, runtime, mechanism, profile, param, option, trials, warmup, ru
     or did not verify."""
     store = Store(db or paths.default_db())
     store.hold_for_run()
-    asked = dict(workloads=workload, runtimes=runtime, mechanisms=mechanism, params=param, options=option,
-                 trials=trials, warmup=warmup, runs=runs, timeout=timeout, memory_limit=memory_limit,
-                 process_limit=process_limit)
-    run_id, selection = _resumed(store, resume, asked) if resume else (None, Selection(
-        profile=profile, **{name: value for name, value in asked.items() if value is not None}))
+    asked = dict(
+        workloads=workload,
+        runtimes=runtime,
+        mechanisms=mechanism,
+        params=param,
+        options=option,
+        trials=trials,
+        warmup=warmup,
+        runs=runs,
+        timeout=timeout,
+        memory_limit=memory_limit,
+        process_limit=process_limit,
+    )
+    run_id, selection = (
+        _resumed(store, resume, asked)
+        if resume
+        else (None, Selection(profile=profile, **{name: value for name, value in asked.items() if value is not None}))
+    )
     choice = choose(selection, workloads.load_all(), runtimes.load_all())  # bad input fails before any build
     _clean_leftovers()
     for rt in choice.runtimes:
@@ -124,8 +224,12 @@ def run(workload, runtime, mechanism, profile, param, option, trials, warmup, ru
     store.add_skipped(run_id, plan.skipped)  # a resumed run's, as the manifests say now
     store.add_notes(run_id, plan.notes)
     to_go = plan.trials_to_go(store.finished_trials(run_id))
-    console.print(printable(f"run {run_id}: {_extent(plan, selection.profile)}, {to_go} trials to go; "
-                            f"{len(plan.skipped)} cells n/a or unavailable; stored in {store.path}"))
+    console.print(
+        printable(
+            f"run {run_id}: {_extent(plan, selection.profile)}, {to_go} trials to go; "
+            f"{len(plan.skipped)} cells n/a or unavailable; stored in {store.path}"
+        )
+    )
     return _execute(plan, store, run_id, to_go)
 
 
@@ -140,8 +244,10 @@ def _extent(plan: Plan, profile: str) -> str:
     s = plan.settings
     single = sorted({c.workload.id for c in plan.cells if c.workload.one_run_per_process})
     exception = f"; one run for {', '.join(single)}, whose peak memory is one run's" if single else ""
-    return (f"{len(plan.cells)} cells x {s.trials} trials ({s.warmup} warm-up + {s.runs} timed runs "
-            f"each{exception}), {profile} profile")
+    return (
+        f"{len(plan.cells)} cells x {s.trials} trials ({s.warmup} warm-up + {s.runs} timed runs "
+        f"each{exception}), {profile} profile"
+    )
 
 
 def _execute(plan: Plan, store: Store, run_id: int, to_go: int) -> int:
@@ -152,8 +258,10 @@ def _execute(plan: Plan, store: Store, run_id: int, to_go: int) -> int:
     except KeyboardInterrupt:
         store.set_state(run_id, "interrupted")
         done = len(store.finished_trials(run_id))
-        console.print(f"interrupted: {done} finished trials of run {run_id} are stored; "
-                      f"continue with: concbench run --resume {run_id}")
+        console.print(
+            f"interrupted: {done} finished trials of run {run_id} are stored; "
+            f"continue with: concbench run --resume {run_id}"
+        )
         return 130
     store.set_state(run_id, "complete")
     return _show(store, run_id)
@@ -187,8 +295,9 @@ def _resumable(store: Store, which: str):
 
 @cli.command()
 @click.argument("run_id", type=int, required=False, metavar="[RUN]")
-@click.option("--json", "as_json", is_flag=True,
-              help="One JSON record per trial: cell, params, status, every figure, stderr.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="One JSON record per trial: cell, params, status, every figure, stderr."
+)
 @DB_OPTION
 @suite_options
 def show(run_id, as_json, db):
@@ -215,8 +324,7 @@ def _show(store: Store, run_id: int) -> int:
     console.print()
     console.print(terminal.LEGEND, style="dim")
     if report.failed:
-        console.print(f"{len(report.failed)} of {len(report.trials)} trials failed or did not verify",
-                      style="bold red")
+        console.print(f"{len(report.failed)} of {len(report.trials)} trials failed or did not verify", style="bold red")
     return 1 if report.failed else 0
 
 
@@ -230,13 +338,22 @@ REPORT_FORMATS = {"html": html.render, "md": markdown.render, "csv": export.csv_
 
 @cli.command()
 @click.argument("run_id", type=int, required=False, metavar="[RUN]")
-@click.option("--format", "format_", type=click.Choice(list(REPORT_FORMATS)), default="html",
-              show_default=True,
-              help="html: one self-contained page with charts; md: Markdown tables in the seeds' "
-                   "styles; csv, json: every trial and run (schema in docs/formats.md).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write it. Default: results/run-RUN.html beside the database for "
-                   "html, standard output for the others.")
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(list(REPORT_FORMATS)),
+    default="html",
+    show_default=True,
+    help="html: one self-contained page with charts; md: Markdown tables in the seeds' "
+    "styles; csv, json: every trial and run (schema in docs/formats.md).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write it. Default: results/run-RUN.html beside the database for "
+    "html, standard output for the others.",
+)
 @DB_OPTION
 @suite_options
 def report(run_id, format_, output, db):
@@ -265,9 +382,13 @@ def report(run_id, format_, output, db):
 @click.argument("before", type=int, metavar="RUN_A")
 @click.argument("after", type=int, metavar="RUN_B")
 @THRESHOLD_OPTION
-@click.option("--fail-on-regression", type=options.Finite(min=0), metavar="PCT",
-              help="Exit 1 if a cell is called slower by PCT percent or more (for CI); "
-                   "lowers --threshold to PCT if that is lower.")
+@click.option(
+    "--fail-on-regression",
+    type=options.Finite(min=0),
+    metavar="PCT",
+    help="Exit 1 if a cell is called slower by PCT percent or more (for CI); "
+    "lowers --threshold to PCT if that is lower.",
+)
 @DB_OPTION
 @suite_options
 def compare(before, after, threshold, fail_on_regression, db):
@@ -282,8 +403,7 @@ def compare(before, after, threshold, fail_on_regression, db):
     specs = document.load_specs()
     if fail_on_regression is not None:  # a regression that is not called cannot fail
         threshold = min(threshold, fail_on_regression)
-    found = comparison.changes(store.trials(runs[0].id), store.trials(runs[1].id), specs,
-                               threshold / 100)
+    found = comparison.changes(store.trials(runs[0].id), store.trials(runs[1].id), specs, threshold / 100)
     for label, run_info in zip(("before", "after"), runs):
         console.print(Text(f"{label}: ") + terminal.run_header(run_info))
     for difference in environment.differences(runs[0].environment, runs[1].environment):
@@ -294,22 +414,33 @@ def compare(before, after, threshold, fail_on_regression, db):
     console.print(terminal.change_summary(found))
     if fail_on_regression is None:
         return 0
-    regressions = [c for c in found if c.verdict == comparison.Verdict.SLOWER
-                   and c.slowdown * 100 >= fail_on_regression]
+    regressions = [
+        c for c in found if c.verdict == comparison.Verdict.SLOWER and c.slowdown * 100 >= fail_on_regression
+    ]
     for c in regressions:
-        console.print(Text.assemble(("regression", "bold red"), printable(
-            f" {c.table.workload} {c.table.params} {c.row}: {c.slowdown:.1%} more time")))
+        console.print(
+            Text.assemble(
+                ("regression", "bold red"),
+                printable(f" {c.table.workload} {c.table.params} {c.row}: {c.slowdown:.1%} more time"),
+            )
+        )
     return 1 if regressions else 0
 
 
 @cli.command()
 @WORKLOAD_OPTION
 @MECHANISM_OPTION
-@click.option("-p", "--param", "param", multiple=True, metavar="NAME=VALUE[,VALUE...]", callback=options.overrides,
-              help="Only cells with this parameter value, as the titles print it.")
+@click.option(
+    "-p",
+    "--param",
+    "param",
+    multiple=True,
+    metavar="NAME=VALUE[,VALUE...]",
+    callback=options.overrides,
+    help="Only cells with this parameter value, as the titles print it.",
+)
 @THRESHOLD_OPTION
-@click.option("--last", type=click.IntRange(min=1), metavar="N",
-              help="Only the N latest runs of each cell.")
+@click.option("--last", type=click.IntRange(min=1), metavar="N", help="Only the N latest runs of each cell.")
 @click.option("--steps-only", is_flag=True, help="Only the cells where a step or a drift was called.")
 @DB_OPTION
 @suite_options
@@ -340,10 +471,12 @@ def list_():
     specs, found = workloads.load_all(), runtimes.load_all()
     console.print(_heading("Workloads", "concbench run -w ID; parameters at the quick profile"))
     for spec in specs.values():
-        quick = " ".join(f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"
-                         for k, v in spec.profiles["quick"].items())
-        console.print(Text.assemble(printable(f"  {spec.id:<15} {spec.title}: {quick}  "),
-                                    (printable(f"({spec.origin})"), "dim")))
+        quick = " ".join(
+            f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in spec.profiles["quick"].items()
+        )
+        console.print(
+            Text.assemble(printable(f"  {spec.id:<15} {spec.title}: {quick}  "), (printable(f"({spec.origin})"), "dim"))
+        )
     console.print()
     console.print(_heading("Runtimes and mechanisms", "concbench run -r NAME -m NAME"))
     for rt in found.values():
@@ -391,8 +524,13 @@ def doctor():
         rt.build()
         ok = rt.toolchain.ok and not rt.build_error
         missing += not ok
-        state = (rt.toolchain.output if ok else rt.build_error if rt.toolchain.ok
-                 else f"not found ({rt.install_hint(rt.manifest.packages)})")
+        state = (
+            rt.toolchain.output
+            if ok
+            else rt.build_error
+            if rt.toolchain.ok
+            else f"not found ({rt.install_hint(rt.manifest.packages)})"
+        )
         console.print(Text.assemble(_found(ok), printable(f" {rt.name:<16} {state}")))
         for name, mech in rt.manifest.mechanisms.items():
             if not mech.requires or not ok:
@@ -400,8 +538,11 @@ def doctor():
             usable = rt.probe_requirement(name).ok
             missing += not usable
             hint = "" if usable else f"  ({rt.install_hint(mech.packages)})"
-            console.print(Text.assemble(_found(usable), printable(
-                f" {rt.name + '/' + name:<16} {' '.join(rt.expand(mech.requires))}{hint}")))
+            console.print(
+                Text.assemble(
+                    _found(usable), printable(f" {rt.name + '/' + name:<16} {' '.join(rt.expand(mech.requires))}{hint}")
+                )
+            )
         for name, why in rt.manifest.absent.items():  # cannot be had here: not counted as missing
             console.print(Text.assemble(("absent ", "yellow"), printable(f" {rt.name + '/' + name:<16} {why}")))
     console.print(printable(f"database: {paths.default_db()}"))

@@ -68,9 +68,12 @@ def _place(folder: Path) -> str:
 def _commit(folder: Path) -> str:
     """The short commit of the git work tree holding folder, -dirty if its
     tracked files changed there; '' outside a work tree."""
+
     def git(*args):
-        return subprocess.run(["git", "-C", str(folder), *args], capture_output=True,
-                              text=True, stdin=subprocess.DEVNULL).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(folder), *args], capture_output=True, text=True, stdin=subprocess.DEVNULL
+        ).stdout.strip()
+
     try:
         commit = git("rev-parse", "--short", "HEAD")
         changed = commit and git("status", "--porcelain", "--untracked-files=no", "--", ".")
@@ -91,15 +94,24 @@ def describe(env: dict, runtime_infos: list[dict] = ()) -> list[tuple[str, str]]
     trials (runtime_infos), as each runtime reported them: options such as
     yjit change them per cell."""
     memory = env.get("memory_kb")
-    clock = ", ".join(filter(None, [f"{env['cpu_mhz']} MHz" if env.get("cpu_mhz") else "",
-                                    f"governor {env['governor']}" if env.get("governor") else ""]))
-    lines = [("CPU", f"{env.get('cpu', '?')}, {env.get('cores', '?')} cores" + (f", {clock}" if clock else "")),
-             ("memory", f"{memory / 1024 ** 2:.1f} GiB" if memory else "?"),
-             ("kernel", f"Linux {env.get('kernel', '?')}"),
-             ("load at start", ", ".join(map(str, env.get("load", []))) + " (1, 5, 15 minutes)"),
-             ("concbench", env.get("concbench") or "?"),
-             *([("limits", env["limits"])] if env.get("limits") else []),
-             ("python", env.get("python", "?"))]
+    clock = ", ".join(
+        filter(
+            None,
+            [
+                f"{env['cpu_mhz']} MHz" if env.get("cpu_mhz") else "",
+                f"governor {env['governor']}" if env.get("governor") else "",
+            ],
+        )
+    )
+    lines = [
+        ("CPU", f"{env.get('cpu', '?')}, {env.get('cores', '?')} cores" + (f", {clock}" if clock else "")),
+        ("memory", f"{memory / 1024**2:.1f} GiB" if memory else "?"),
+        ("kernel", f"Linux {env.get('kernel', '?')}"),
+        ("load at start", ", ".join(map(str, env.get("load", []))) + " (1, 5, 15 minutes)"),
+        ("concbench", env.get("concbench") or "?"),
+        *([("limits", env["limits"])] if env.get("limits") else []),
+        ("python", env.get("python", "?")),
+    ]
     flags: dict[str, list[str]] = {}
     for info in runtime_infos:
         seen = flags.setdefault(info.get("name", "?"), [])
@@ -115,12 +127,18 @@ def describe(env: dict, runtime_infos: list[dict] = ()) -> list[tuple[str, str]]
 def differences(before: dict, after: dict) -> list[str]:
     """What differs between the fingerprints of two runs, 'what: before -> after'
     (the machine, or the toolchains, may explain a change as well as the code)."""
+
     def flat(env: dict) -> dict:
-        nested = {f"{label} {k}": v for kind, label in (("runtimes", "runtime"), ("libraries", "library"))
-                  for k, v in env.get(kind, {}).items()}
+        nested = {
+            f"{label} {k}": v
+            for kind, label in (("runtimes", "runtime"), ("libraries", "library"))
+            for k, v in env.get(kind, {}).items()
+        }
         nested |= {f"{what} from": place for what, place in env.get("origins", {}).items()}
         ignored = ("load", "cpu_mhz", "runtimes", "libraries", "origins")
         return {**{k: v for k, v in env.items() if k not in ignored}, **nested}
+
     a, b = flat(before), flat(after)
-    return [f"{key}: {a.get(key, '-')} -> {b.get(key, '-')}"
-            for key in dict.fromkeys([*a, *b]) if a.get(key) != b.get(key)]
+    return [
+        f"{key}: {a.get(key, '-')} -> {b.get(key, '-')}" for key in dict.fromkeys([*a, *b]) if a.get(key) != b.get(key)
+    ]

@@ -5,7 +5,7 @@ catalogue's LCG, for workloads with random inputs)."""
 
 import ast
 import operator
-from typing import Callable
+from collections.abc import Callable
 
 # A power beyond this many bits is no count: refused before it is computed,
 # since the ops a run reports could make one take forever.
@@ -15,7 +15,7 @@ MAX_BITS = 4096
 def _power(base: int, exponent: int) -> int:
     if exponent < 0 or abs(base).bit_length() * exponent > MAX_BITS:
         raise ArithmeticError(f"{base} ** {exponent} is not an integer of at most {MAX_BITS} bits")
-    return base ** exponent
+    return base**exponent
 
 
 _OPERATORS = {
@@ -47,13 +47,14 @@ def names(source: str, functions: Functions = {}) -> set[str]:
     for node in ast.walk(tree.body):
         if isinstance(node, ast.Call):
             if not isinstance(node.func, ast.Name) or node.func.id not in functions or node.keywords:
-                raise ExpressionError(f"{source!r}: the only calls allowed are "
-                                      f"{', '.join(sorted(functions)) or 'none'}, with positional arguments")
+                raise ExpressionError(
+                    f"{source!r}: the only calls allowed are "
+                    f"{', '.join(sorted(functions)) or 'none'}, with positional arguments"
+                )
         elif isinstance(node, ast.Name):
             if node.id not in functions:
                 used.add(node.id)
-        elif not isinstance(node, (ast.BinOp, ast.Constant, ast.Load, ast.UnaryOp, ast.USub,
-                                   *_OPERATORS)):
+        elif not isinstance(node, (ast.BinOp, ast.Constant, ast.Load, ast.UnaryOp, ast.USub, *_OPERATORS)):
             raise ExpressionError(f"{source!r}: only integers, names and + - * // % ** are allowed")
         if isinstance(node, ast.Constant) and type(node.value) is not int:
             raise ExpressionError(f"{source!r}: {node.value!r} is not an integer")
@@ -85,5 +86,4 @@ def _eval(node: ast.AST, values: dict[str, int], functions: Functions) -> int:
         return -_eval(node.operand, values, functions)
     if isinstance(node, ast.Call):
         return functions[node.func.id](*(_eval(a, values, functions) for a in node.args))
-    return _OPERATORS[type(node.op)](_eval(node.left, values, functions),
-                                     _eval(node.right, values, functions))
+    return _OPERATORS[type(node.op)](_eval(node.left, values, functions), _eval(node.right, values, functions))

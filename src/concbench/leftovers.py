@@ -30,7 +30,7 @@ def _start_time(pid: int) -> str | None:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    return stat.rsplit(")", 1)[1].split()[19]   # field 22: start time in clock ticks since boot
+    return stat.rsplit(")", 1)[1].split()[19]  # field 22: start time in clock ticks since boot
 
 
 def is_dead(harness: str) -> bool:
@@ -40,8 +40,11 @@ def is_dead(harness: str) -> bool:
 
 def clean() -> list[str]:
     """Kill and remove what dead harnesses left; what it found, e.g. ['2 processes']."""
-    found = ((_kill_processes(), "process", "processes"), (_remove_cgroups(), "cgroup", "cgroups"),
-             (_remove_scratch(), "scratch directory", "scratch directories"))
+    found = (
+        (_kill_processes(), "process", "processes"),
+        (_remove_cgroups(), "cgroup", "cgroups"),
+        (_remove_scratch(), "scratch directory", "scratch directories"),
+    )
     return [f"{n} {one if n == 1 else many}" for n, one, many in found if n]
 
 
@@ -53,7 +56,7 @@ def _kill_processes() -> int:
         try:
             environment = (entry / "environ").read_bytes().split(b"\0")
         except OSError:
-            continue   # gone, or not ours to read
+            continue  # gone, or not ours to read
         for variable in environment:
             name, _, value = variable.partition(b"=")
             if name == VARIABLE.encode() and is_dead(value.decode(errors="replace")):

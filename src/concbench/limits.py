@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-DEFAULT_TASKS = 16384   # 10,000 threads of the spawn workload, with room for the runtimes' own
+DEFAULT_TASKS = 16384  # 10,000 threads of the spawn workload, with room for the runtimes' own
 MiB = 1 << 20
 
 
 @dataclass(frozen=True)
 class Limits:
-    memory_bytes: int | None   # None: no cap
-    tasks: int | None          # processes and threads at once; None: no cap
+    memory_bytes: int | None  # None: no cap
+    tasks: int | None  # processes and threads at once; None: no cap
 
 
 def default_memory_bytes() -> int:
@@ -42,9 +42,10 @@ def default_memory_bytes() -> int:
 class _Controller:
     """Where one kind of limit is set and counted: the harness's own cgroup of
     that controller, and the files that hold the cap and the times it was hit."""
-    kind: str               # "memory" or "pids"
-    version: int            # of cgroups: 1 or 2
-    parent: Path            # the harness's cgroup; trials' cgroups go inside it
+
+    kind: str  # "memory" or "pids"
+    version: int  # of cgroups: 1 or 2
+    parent: Path  # the harness's cgroup; trials' cgroups go inside it
     cap_file: str
     events_file: str
     hit_event: str
@@ -130,8 +131,7 @@ def describe(limits: Limits) -> str:
     """The caps on each trial and how they are enforced here, for the run's record."""
     memory = f"memory {limits.memory_bytes / MiB:.0f} MiB" if limits.memory_bytes else "no memory cap"
     tasks = f"{limits.tasks} processes and threads" if limits.tasks else "no process cap"
-    return (f"{memory}{_how('memory', limits.memory_bytes)}, "
-            f"{tasks}{_how('pids', limits.tasks)} per trial")
+    return f"{memory}{_how('memory', limits.memory_bytes)}, {tasks}{_how('pids', limits.tasks)} per trial"
 
 
 def _how(kind: str, cap: int | None) -> str:
@@ -146,8 +146,9 @@ class TrialCgroup:
 
     def __init__(self, limits: Limits, name: str):
         self.caps = {"memory": limits.memory_bytes, "pids": limits.tasks}
-        self.controllers = [c for kind, c in controllers().items()
-                            if self.caps[kind] is not None and not isinstance(c, str)]
+        self.controllers = [
+            c for kind, c in controllers().items() if self.caps[kind] is not None and not isinstance(c, str)
+        ]
         self.dirs = list(dict.fromkeys(c.parent / name for c in self.controllers))
         for directory in self.dirs:
             directory.mkdir()

@@ -48,12 +48,16 @@ class Cap(click.ParamType):
         if text == "off":
             return 0
         amount = re.fullmatch(r"(\d+)([kmgt]?)(?:i?b)?", text)
-        if not amount or amount[2] not in self.units or \
-                not self.least <= int(amount[1]) * self.units[amount[2]] <= self.most:
+        if (
+            not amount
+            or amount[2] not in self.units
+            or not self.least <= int(amount[1]) * self.units[amount[2]] <= self.most
+        ):
             self.fail(f"{value!r}: expected 'off' or {self.shown}", param, ctx)
         return int(amount[1]) * self.units[amount[2]]
 
 
-MEMORY_LIMIT = Cap("memory_limit", {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40},
-                   "a size from 16M to 1024T")
+MEMORY_LIMIT = Cap(
+    "memory_limit", {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}, "a size from 16M to 1024T"
+)
 PROCESS_LIMIT = Cap("process_limit", {"": 1}, "a number from 8 to 4194304")

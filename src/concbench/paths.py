@@ -16,7 +16,7 @@ PROJECT = Path(__file__).resolve().parents[2]
 BUILTIN = {"workloads": PROJECT / "workloads", "runtimes": PROJECT / "runtimes"}
 VARIABLES = {"workloads": "CONCBENCH_WORKLOADS", "runtimes": "CONCBENCH_RUNTIMES"}
 
-_given: dict[str, list[Path]] = {"workloads": [], "runtimes": []}   # by the command line
+_given: dict[str, list[Path]] = {"workloads": [], "runtimes": []}  # by the command line
 
 
 def add(kind: str, folders: tuple[Path, ...]) -> None:

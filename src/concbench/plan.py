@@ -1,8 +1,9 @@
 """From what a command asks for to the cells to run, the cells that cannot
 run (each with its reason) and the order of the trials."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Iterator, Literal
+from typing import Annotated, Literal
 
 import pydantic
 
@@ -16,16 +17,16 @@ from .workloads import Params, Workload
 
 @dataclass(frozen=True)
 class Settings:
-    trials: int     # fresh processes per cell
-    warmup: int     # runs per process before the timed ones
-    runs: int       # timed runs per process
+    trials: int  # fresh processes per cell
+    warmup: int  # runs per process before the timed ones
+    runs: int  # timed runs per process
     timeout: float  # seconds per trial
 
 
 PROFILE_SETTINGS = {
     "smoke": Settings(trials=1, warmup=0, runs=1, timeout=60),
     "quick": Settings(trials=3, warmup=1, runs=2, timeout=120),
-    "standard": Settings(trials=3, warmup=1, runs=2, timeout=900),   # 6 runs: enough for a 95% CI
+    "standard": Settings(trials=3, warmup=1, runs=2, timeout=900),  # 6 runs: enough for a 95% CI
     "full": Settings(trials=3, warmup=1, runs=1, timeout=1800),
 }
 
@@ -34,8 +35,14 @@ PROFILE_SETTINGS = {
 # 1000 warm-up and 1000 timed runs fit. 1000 trials a cell keep a run finite, and
 # a timeout from 10 ms to a day a sane one. A cap on a trial's memory or
 # processes is 0 (none) or at least what the smallest runtime starts with.
-BOUNDS = {"trials": (1, 1000), "warmup": (0, 1000), "runs": (1, 1000), "timeout": (0.01, 86400.0),
-          "memory_limit": (16 * limits.MiB, 1 << 50), "process_limit": (8, 1 << 22)}
+BOUNDS = {
+    "trials": (1, 1000),
+    "warmup": (0, 1000),
+    "runs": (1, 1000),
+    "timeout": (0.01, 86400.0),
+    "memory_limit": (16 * limits.MiB, 1 << 50),
+    "process_limit": (8, 1 << 22),
+}
 
 
 def _bounded(setting: str):
@@ -50,35 +57,46 @@ def _cap(setting: str):
         if value and not least <= value <= most:
             raise ValueError(f"{setting} must be 0 (no cap) or from {least} to {most}")
         return value
+
     return pydantic.AfterValidator(check)
 
 
 class Selection(pydantic.BaseModel):
     """What a `run` asks for; stored with the run so that it can be resumed."""
+
     model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
 
     profile: Literal[tuple(PROFILE_SETTINGS)] = "quick"
-    workloads: tuple[str, ...] = ()       # empty: all
+    workloads: tuple[str, ...] = ()  # empty: all
     runtimes: tuple[str, ...] = ()
-    mechanisms: tuple[str, ...] = ()      # 'thread' or 'ruby/thread'
-    params: dict[str, tuple[str, ...]] = {}   # values as given; each workload converts them
+    mechanisms: tuple[str, ...] = ()  # 'thread' or 'ruby/thread'
+    params: dict[str, tuple[str, ...]] = {}  # values as given; each workload converts them
     options: tuple[str, ...] = ()
-    trials: int | None = _bounded("trials")   # None: the profile's
+    trials: int | None = _bounded("trials")  # None: the profile's
     warmup: int | None = _bounded("warmup")
     runs: int | None = _bounded("runs")
     timeout: float | None = _bounded("timeout")
     # Caps on each trial, stored as they were applied (0: none), so that a
     # resumed run keeps them.
     memory_limit: Annotated[int, _cap("memory_limit")] = pydantic.Field(
-        default_factory=limits.default_memory_bytes)   # bytes
+        default_factory=limits.default_memory_bytes
+    )  # bytes
     process_limit: Annotated[int, _cap("process_limit")] = limits.DEFAULT_TASKS
 
     @property
     def settings(self) -> Settings:
         base = PROFILE_SETTINGS[self.profile]
-        return Settings(*(mine if mine is not None else theirs for mine, theirs in (
-            (self.trials, base.trials), (self.warmup, base.warmup),
-            (self.runs, base.runs), (self.timeout, base.timeout))))
+        return Settings(
+            *(
+                mine if mine is not None else theirs
+                for mine, theirs in (
+                    (self.trials, base.trials),
+                    (self.warmup, base.warmup),
+                    (self.runs, base.runs),
+                    (self.timeout, base.timeout),
+                )
+            )
+        )
 
     @property
     def caps(self) -> limits.Limits:
@@ -107,8 +125,7 @@ class Cell:
 
     @property
     def key(self) -> CellKey:
-        return CellKey(self.workload.id, self.runtime.name, self.mechanism,
-                       tuple(self.params.items()), self.options)
+        return CellKey(self.workload.id, self.runtime.name, self.mechanism, tuple(self.params.items()), self.options)
 
 
 @dataclass(frozen=True)
@@ -129,8 +146,9 @@ class Plan:
     def trials(self, finished: set[tuple[str, int]] = frozenset()) -> Iterator[tuple[Cell, int]]:
         """Round-robin over the cells, so that drift of the machine hits every
         cell alike; made as they are run, however many there are."""
-        return ((cell, t) for t in range(self.settings.trials) for cell in self.cells
-                if (cell.key.id, t) not in finished)
+        return (
+            (cell, t) for t in range(self.settings.trials) for cell in self.cells if (cell.key.id, t) not in finished
+        )
 
     def trials_to_go(self, finished: set[tuple[str, int]]) -> int:
         """How many trials() will give, counted without making them."""
@@ -142,8 +160,9 @@ class Plan:
 @dataclass(frozen=True)
 class Choice:
     """A selection checked against the suite: every name known, every parameter value valid."""
+
     selection: Selection
-    workloads: list[tuple[Workload, list[Params]]]   # each with its parameter sets
+    workloads: list[tuple[Workload, list[Params]]]  # each with its parameter sets
     runtimes: list[Runtime]
 
 
@@ -155,8 +174,9 @@ def choose(selection: Selection, workloads: dict[str, Workload], runtimes: dict[
     _check_mechanisms(selection.mechanisms, chosen_runtimes)
     check_names("parameter", selection.params, {p for w in chosen_workloads for p in w.params})
     check_names("option", selection.options, {o for r in chosen_runtimes for o in r.manifest.options})
-    return Choice(selection, [(w, w.param_sets(selection.profile, selection.params)) for w in chosen_workloads],
-                  chosen_runtimes)
+    return Choice(
+        selection, [(w, w.param_sets(selection.profile, selection.params)) for w in chosen_workloads], chosen_runtimes
+    )
 
 
 def make_plan(choice: Choice) -> Plan:
@@ -173,8 +193,10 @@ def make_plan(choice: Choice) -> Plan:
                     cell = Cell(workload, runtime, mechanism, params, options)
                     reason = _why_not(cell)
                     if reason:
-                        skipped.setdefault((workload.id, cell.key.row, cell.key.params_text), Skipped(
-                            workload.id, cell.key.row, *reason, cell.key.params_text))
+                        skipped.setdefault(
+                            (workload.id, cell.key.row, cell.key.params_text),
+                            Skipped(workload.id, cell.key.row, *reason, cell.key.params_text),
+                        )
                     else:
                         cells.append(cell)
     return Plan(cells, list(skipped.values()), selection.settings, selection.caps, _notes(cells))

@@ -18,9 +18,15 @@ class ProgressDisplay:
     def __init__(self, console: Console, total: int):
         self.console = console
         # Names come from manifests and specs: never read as markup.
-        self.progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(),
-                                 console=console, auto_refresh=False, transient=True)
+        self.progress = Progress(
+            TextColumn("{task.description}", markup=False),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            auto_refresh=False,
+            transient=True,
+        )
         self.task = self.progress.add_task("", total=total)
         self.started_at = time.monotonic()
 
@@ -39,7 +45,11 @@ class ProgressDisplay:
     def finished(self, record: TrialRecord) -> None:
         if record.status != Status.OK:
             # The detail is a trial's own text: shown as it is, never as markup or terminal codes.
-            self.console.print(Text.assemble((record.status.upper(), "bold red"), printable(
-                f" {record.cell.workload} {record.cell.row} #{record.trial + 1}: {record.detail}")))
+            self.console.print(
+                Text.assemble(
+                    (record.status.upper(), "bold red"),
+                    printable(f" {record.cell.workload} {record.cell.row} #{record.trial + 1}: {record.detail}"),
+                )
+            )
         self.progress.advance(self.task)
         self.progress.refresh()

@@ -6,33 +6,34 @@ figure, valid Unicode), and an answer that breaks one is GARBAGE, with why."""
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from itertools import accumulate
-from typing import Annotated, Callable
+from typing import Annotated
 
 import pydantic
 
 from .spec import first_error
 from .trial import STDOUT_LIMIT, Exit
 
-INT64_MIN, INT64_MAX = -2**63, 2**63 - 1   # what SQLite stores and every kit's language counts in
-MAX_DEPTH = 16      # an answer nests 4 deep ({"runs": [{"result": {...}}]}): room to grow, none to recurse
-MAX_DIGITS = 19     # an int64's most: a longer integer is refused before Python converts it
-TEXT_LIMIT = 200    # characters of a runtime's name, version or flag
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # what SQLite stores and every kit's language counts in
+MAX_DEPTH = 16  # an answer nests 4 deep ({"runs": [{"result": {...}}]}): room to grow, none to recurse
+MAX_DIGITS = 19  # an int64's most: a longer integer is refused before Python converts it
+TEXT_LIMIT = 200  # characters of a runtime's name, version or flag
 DETAIL_LIMIT = 300  # characters of a verdict's detail
 
 
 class Status(StrEnum):
     OK = "ok"
-    INVALID = "invalid"    # answered, but a run's result is not the expected one
-    TIMEOUT = "timeout"    # killed at its time limit
-    CRASH = "crash"        # died by a signal
-    EXIT = "exit"          # exited non-zero without a clean refusal
-    GARBAGE = "garbage"    # exited 0 without a parsable answer
-    ERROR = "error"        # refused cleanly ({"ok": false}) or could not be started
-    LIMIT = "limit"        # stopped at its memory or process cap
-    STRAY = "stray"        # verified, but left processes running when it exited
+    INVALID = "invalid"  # answered, but a run's result is not the expected one
+    TIMEOUT = "timeout"  # killed at its time limit
+    CRASH = "crash"  # died by a signal
+    EXIT = "exit"  # exited non-zero without a clean refusal
+    GARBAGE = "garbage"  # exited 0 without a parsable answer
+    ERROR = "error"  # refused cleanly ({"ok": false}) or could not be started
+    LIMIT = "limit"  # stopped at its memory or process cap
+    STRAY = "stray"  # verified, but left processes running when it exited
 
 
 def _unicode(text: str) -> str:
@@ -56,11 +57,11 @@ class _Answer(pydantic.BaseModel):
 
 class Run(_Answer):
     warmup: bool
-    wall_ns: Count    # at least 1, which parse() checks
+    wall_ns: Count  # at least 1, which parse() checks
     user_ns: Count
     sys_ns: Count
     units: Count
-    peak_live: Count   # most units alive at once
+    peak_live: Count  # most units alive at once
     result: dict[Text, Integer]
     ops: Count | None = None  # rate workloads: operations the kit counted
     # What shows the concurrency happened (the spec's [evidence]); None: not observable.
@@ -101,9 +102,11 @@ def last_line(stdout: bytes) -> str:
 def parse(exit: Exit) -> Response | Refusal | str:
     """The answer on the last line of the trial's stdout, or why there is none."""
     lines = _lines(exit.stdout)
-    if exit.stdout_size > len(exit.stdout) and len(lines) <= 1:   # the line's start was dropped
-        return (f"the answer's last line passed the {STDOUT_LIMIT / 2**20:g} MiB stdout cap "
-                f"({exit.stdout_size / 2**20:.1f} MiB written)")
+    if exit.stdout_size > len(exit.stdout) and len(lines) <= 1:  # the line's start was dropped
+        return (
+            f"the answer's last line passed the {STDOUT_LIMIT / 2**20:g} MiB stdout cap "
+            f"({exit.stdout_size / 2**20:.1f} MiB written)"
+        )
     if not lines:
         return "no answer on stdout"
     try:
@@ -159,12 +162,14 @@ def _timeless(runs: list[Run], lifetime_ns: int) -> str:
     that INVALID, as it does runs that together claim more."""
     for run in runs:
         if run.wall_ns < 1:
-            return (f"a run's wall_ns is {run.wall_ns}: it must lie between 1 and the "
-                    f"{lifetime_ns / 1e9:.3g} s the process lived")
+            return (
+                f"a run's wall_ns is {run.wall_ns}: it must lie between 1 and the "
+                f"{lifetime_ns / 1e9:.3g} s the process lived"
+            )
     return ""
 
 
-Figure = Callable[[int | None], object]   # of the ops a run counted (None for fixed workloads)
+Figure = Callable[[int | None], object]  # of the ops a run counted (None for fixed workloads)
 
 
 @dataclass(frozen=True)
@@ -172,12 +177,13 @@ class Expectations:
     """What a trial must show to be verified, computed from the workload's spec
     and the cell's parameters (figures that depend on ops are functions of it,
     which raise ArithmeticError for ops the spec gives no figure for)."""
+
     result: Callable[[int | None], dict[str, int]]
     warmup: int
     runs: int
-    batch: int | None = None        # rate workloads: every run counts whole batches
-    delay_ns: int = 0               # every unit sleeps this long: a run takes at least
-                                    # this and less than twice it (they slept at once)
+    batch: int | None = None  # rate workloads: every run counts whole batches
+    delay_ns: int = 0  # every unit sleeps this long: a run takes at least
+    # this and less than twice it (they slept at once)
     least_units: Callable[[int | None], int | None] = lambda ops: None
     fixed_units: int | None = None  # the mechanism always runs on exactly this many
     evidence: Callable[[int | None], dict[str, int]] = field(default=lambda ops: {})
@@ -192,6 +198,7 @@ class Expectations:
 
 class Floor(_Answer):
     """The answer to a request to do nothing (the kit's memory floor)."""
+
     ok: bool
     runtime: RuntimeInfo
     runs: list[Run] = pydantic.Field(max_length=0)
@@ -215,7 +222,7 @@ def _one_line(text: str) -> str:
     """Whatever a trial said, as one line of valid Unicode of at most DETAIL_LIMIT characters."""
     line = " ".join(text.split())
     if len(line) > DETAIL_LIMIT:
-        line = line[:DETAIL_LIMIT - 1] + "…"
+        line = line[: DETAIL_LIMIT - 1] + "…"
     return line.encode(errors="replace").decode()
 
 
@@ -250,12 +257,15 @@ def _classify(exit: Exit, answer: Response | Refusal | str, expect: Expectations
     if isinstance(answer, str):
         return Status.GARBAGE, answer
     if [r.warmup for r in answer.runs] != [True] * expect.warmup + [False] * expect.runs:
-        return Status.INVALID, (f"asked for {expect.warmup} warm-up + {expect.runs} runs, "
-                                f"got {len(answer.runs)} runs in another order")
+        return Status.INVALID, (
+            f"asked for {expect.warmup} warm-up + {expect.runs} runs, got {len(answer.runs)} runs in another order"
+        )
     walls = sum(run.wall_ns for run in answer.runs)
     if walls > exit.wall_ns:
-        return Status.INVALID, (f"its runs took {walls / 1e9:.6f} s by its own clock, longer than "
-                                f"the {exit.wall_ns / 1e9:.6f} s its process lived")
+        return Status.INVALID, (
+            f"its runs took {walls / 1e9:.6f} s by its own clock, longer than "
+            f"the {exit.wall_ns / 1e9:.6f} s its process lived"
+        )
     for index, run in enumerate(answer.runs):
         mismatch = _mismatch(run, expect)
         if mismatch:
@@ -270,8 +280,12 @@ def _mismatch(run: Run, expect: Expectations) -> str:
         if bad:
             return bad
     try:
-        return (compare(run.result, expect.result(run.ops)) or _bad_delay(run.wall_ns, expect.delay_ns)
-                or _bad_units(run, expect) or _bad_evidence(run.evidence, expect.evidence(run.ops)))
+        return (
+            compare(run.result, expect.result(run.ops))
+            or _bad_delay(run.wall_ns, expect.delay_ns)
+            or _bad_units(run, expect)
+            or _bad_evidence(run.evidence, expect.evidence(run.ops))
+        )
     except ArithmeticError as e:
         return f"the spec gives no expected figures for ops = {run.ops}: {e}"
 
@@ -288,11 +302,14 @@ def _bad_delay(wall_ns: int, delay_ns: int) -> str:
     if not delay_ns:
         return ""
     if wall_ns < delay_ns:
-        return (f"took {wall_ns / 1e9:.3f} s, less than the {delay_ns / 1e9:g} s every unit sleeps: "
-                "the units did not sleep")
+        return (
+            f"took {wall_ns / 1e9:.3f} s, less than the {delay_ns / 1e9:g} s every unit sleeps: the units did not sleep"
+        )
     if wall_ns >= 2 * delay_ns:
-        return (f"took {wall_ns / 1e9:.3f} s, twice the {delay_ns / 1e9:g} s delay or more: "
-                "the units did not sleep at the same time")
+        return (
+            f"took {wall_ns / 1e9:.3f} s, twice the {delay_ns / 1e9:g} s delay or more: "
+            "the units did not sleep at the same time"
+        )
     return ""
 
 

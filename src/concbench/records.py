@@ -9,6 +9,7 @@ from .protocol import Status
 @dataclass(frozen=True)
 class CellKey:
     """One cell: a workload with one parameter set, on one mechanism of one runtime."""
+
     workload: str
     runtime: str
     mechanism: str
@@ -32,21 +33,22 @@ class CellKey:
 @dataclass(frozen=True)
 class Sample:
     """One run inside a trial process, measured by the kit."""
+
     warmup: bool
     wall_ns: int
     user_ns: int
     sys_ns: int
     units: int
     result: dict[str, int]
-    ops: int | None = None   # rate workloads: operations the kit's loop counted
-    peak_live: int | None = None   # most units alive at once (None: stored before it was counted)
-    evidence: dict[str, int | None] = field(default_factory=dict)   # the spec's [evidence] counts
+    ops: int | None = None  # rate workloads: operations the kit's loop counted
+    peak_live: int | None = None  # most units alive at once (None: stored before it was counted)
+    evidence: dict[str, int | None] = field(default_factory=dict)  # the spec's [evidence] counts
 
 
 @dataclass(frozen=True)
 class TrialRecord:
     cell: CellKey
-    trial: int                  # index of the trial within its cell
+    trial: int  # index of the trial within its cell
     status: Status
     detail: str
     expected: dict[str, int]
@@ -55,11 +57,11 @@ class TrialRecord:
     sys_ns: int | None = None
     maxrss_kb: int | None = None
     tree_rss_kb: int | None = None
-    voluntary_switches: int | None = None     # wait4's context switches of the trial
+    voluntary_switches: int | None = None  # wait4's context switches of the trial
     involuntary_switches: int | None = None
     exit_code: int | None = None
     signal: int | None = None
-    strays: int | None = None   # processes still running after the trial exited, killed by the spawner
+    strays: int | None = None  # processes still running after the trial exited, killed by the spawner
     runtime_info: dict = field(default_factory=dict)
     stderr: str = ""
     samples: tuple[Sample, ...] = ()
@@ -83,6 +85,7 @@ class TrialRecord:
 class Note:
     """What a reader of a row must know, from its runtime's manifest: why its
     units ran one after another, say."""
+
     workload: str
     row: str
     text: str
@@ -91,8 +94,9 @@ class Note:
 @dataclass(frozen=True)
 class Skipped:
     """A cell that does not run: n/a (cannot be expressed) or unavailable here."""
+
     workload: str
     row: str
-    kind: str   # "n/a" or "unavailable"
+    kind: str  # "n/a" or "unavailable"
     reason: str
-    params: str = ""   # the parameter set it was planned with; "" for every set
+    params: str = ""  # the parameter set it was planned with; "" for every set

@@ -57,18 +57,26 @@ def expectations(cell: Cell, settings: Settings) -> Expectations:
     workload, params = cell.workload, cell.params
     return Expectations(
         result=functools.partial(workload.expected, params),
-        warmup=settings.warmup, runs=settings.runs,
+        warmup=settings.warmup,
+        runs=settings.runs,
         batch=params["batch"] if workload.kind == "rate" else None,
         delay_ns=workload.delay_ns(params),
         least_units=functools.partial(workload.least_units, params),
         fixed_units=cell.runtime.manifest.mechanisms[cell.mechanism].units,
-        evidence=functools.partial(workload.evidence_of, params))
+        evidence=functools.partial(workload.evidence_of, params),
+    )
 
 
 def run_trial(cell: Cell, index: int, settings: Settings, caps: Limits) -> TrialRecord:
     expect = expectations(cell, settings)
-    request = {"workload": cell.workload.id, "kind": cell.workload.kind, "mechanism": cell.mechanism,
-               "params": cell.params, "warmup": settings.warmup, "runs": settings.runs}
+    request = {
+        "workload": cell.workload.id,
+        "kind": cell.workload.kind,
+        "mechanism": cell.mechanism,
+        "params": cell.params,
+        "warmup": settings.warmup,
+        "runs": settings.runs,
+    }
     try:
         exit = trial.run(cell.runtime.trial_command(cell.options), request, settings.timeout, caps)
     except OSError as e:
@@ -77,10 +85,19 @@ def run_trial(cell: Cell, index: int, settings: Settings, caps: Limits) -> Trial
     status, detail = protocol.verdict(exit, answer, expect)
     response = answer if isinstance(answer, Response) else None
     return TrialRecord(
-        cell.key, index, status, detail, _shown(expect, response),
-        wall_ns=exit.wall_ns, user_ns=exit.user_ns, sys_ns=exit.sys_ns,
-        maxrss_kb=exit.maxrss_kb, exit_code=exit.exit_code, signal=exit.signal,
-        voluntary_switches=exit.voluntary_switches, involuntary_switches=exit.involuntary_switches,
+        cell.key,
+        index,
+        status,
+        detail,
+        _shown(expect, response),
+        wall_ns=exit.wall_ns,
+        user_ns=exit.user_ns,
+        sys_ns=exit.sys_ns,
+        maxrss_kb=exit.maxrss_kb,
+        exit_code=exit.exit_code,
+        signal=exit.signal,
+        voluntary_switches=exit.voluntary_switches,
+        involuntary_switches=exit.involuntary_switches,
         strays=exit.strays,
         tree_rss_kb=response.tree_rss_kb if response else None,
         runtime_info=response.runtime.model_dump() if response else {},

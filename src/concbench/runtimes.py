@@ -23,6 +23,7 @@ class Option(Strict):
 
 class Limit(Strict):
     """The most of a parameter a mechanism can take on a workload, and why."""
+
     param: str
     max: int
     why: str
@@ -36,7 +37,7 @@ class Mechanism(Strict):
     requires: list[str] = []
     packages: list[str] = []
     na: dict[str, str] = {}
-    limits: dict[str, Limit] = {}   # by workload id
+    limits: dict[str, Limit] = {}  # by workload id
     # By workload id: what a reader of the row must know, such as why its
     # units ran one after another; shown under the table.
     notes: dict[str, str] = {}
@@ -60,14 +61,14 @@ class Manifest(Strict):
 @dataclass(frozen=True)
 class Probe:
     """The outcome of running a detection command."""
+
     ok: bool
     output: str
 
 
 def probe(argv: list[str]) -> Probe:
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as e:
         return Probe(False, str(e))
     output = (done.stdout if done.returncode == 0 else done.stderr or done.stdout).strip()
@@ -104,8 +105,10 @@ class Runtime:
         limit = spec.limits.get(workload)
         if params is not None and limit:
             if limit.param not in params:
-                raise UserError(f"{self.folder / 'runtime.toml'}: mechanisms.{mechanism}.limits.{workload}: "
-                                f"{workload} has no parameter {limit.param!r}")
+                raise UserError(
+                    f"{self.folder / 'runtime.toml'}: mechanisms.{mechanism}.limits.{workload}: "
+                    f"{workload} has no parameter {limit.param!r}"
+                )
             if params[limit.param] > limit.max:
                 return f"{limit.why} (it takes {limit.param} <= {limit.max})"
         return spec.na.get(workload)
@@ -169,7 +172,8 @@ def load_all() -> dict[str, Runtime]:
             if manifest.name != path.parent.name:
                 raise UserError(f"{path}: name {manifest.name!r} does not match its folder")
             if manifest.name in found:
-                raise UserError(f"two runtimes named {manifest.name!r}: "
-                                f"{found[manifest.name].folder} and {path.parent.resolve()}")
+                raise UserError(
+                    f"two runtimes named {manifest.name!r}: {found[manifest.name].folder} and {path.parent.resolve()}"
+                )
             found[manifest.name] = Runtime(path.parent.resolve(), manifest)
     return found

@@ -8,7 +8,6 @@ import subprocess
 from .errors import UserError
 from .runtimes import Runtime
 
-
 # The harness builds its trial spawner with the C compiler.
 HARNESS_PACKAGES = ["gcc", "libc6-dev"]
 # The tests open the HTML report in a real browser; make lint runs hlint on the Haskell kit.
@@ -27,8 +26,12 @@ def required_packages(runtimes: list[Runtime], tests: bool = False) -> list[str]
 def missing_packages(packages: list[str]) -> list[str]:
     if not shutil.which("dpkg-query"):
         raise UserError("no dpkg-query: install by hand: " + " ".join(packages))
-    done = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${db:Status-Status}\n", *packages],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        ["dpkg-query", "-W", "-f", "${Package} ${db:Status-Status}\n", *packages],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     installed = {line.split()[0] for line in done.stdout.splitlines() if line.endswith(" installed")}
     return [p for p in packages if p not in installed]
 
@@ -38,10 +41,11 @@ def install(packages: list[str]) -> None:
     if prefix and not shutil.which("sudo"):
         raise UserError(f"not root and no sudo: run as root: apt-get install {' '.join(packages)}")
     environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for argv in (prefix + ["apt-get", "update", "-qq"],
-                 prefix + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages]):
-        done = subprocess.run(argv, capture_output=True, text=True, env=environment,
-                              stdin=subprocess.DEVNULL)
+    for argv in (
+        prefix + ["apt-get", "update", "-qq"],
+        prefix + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages],
+    ):
+        done = subprocess.run(argv, capture_output=True, text=True, env=environment, stdin=subprocess.DEVNULL)
         if done.returncode != 0:
             last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             raise UserError(f"{' '.join(argv[:3])} failed: {last[0]}")

@@ -56,7 +56,7 @@ def median_interval(ordered: list[float], confidence: float = CONFIDENCE) -> tup
     n = len(ordered)
     best = None
     for k in range(1, n // 2 + 1):
-        miss = 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n  # P(median outside)
+        miss = 2 * sum(math.comb(n, i) for i in range(k)) / 2**n  # P(median outside)
         if 1 - miss < confidence:
             break
         best = (ordered[k - 1], ordered[n - k])

@@ -7,7 +7,7 @@ import json
 import re
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .errors import UserError
@@ -38,14 +38,16 @@ MIGRATIONS = {
           ALTER TABLE samples ADD COLUMN evidence TEXT NOT NULL DEFAULT '{}';
           ALTER TABLE trials ADD COLUMN voluntary_switches INTEGER;
           ALTER TABLE trials ADD COLUMN involuntary_switches INTEGER;
-          """ + SCHEMA_4_TABLES,  # evidence of concurrency, kits' floors, notes on rows
+          """
+    + SCHEMA_4_TABLES,  # evidence of concurrency, kits' floors, notes on rows
     4: """ALTER TABLE trials ADD COLUMN strays INTEGER;
           UPDATE runs SET request = json_set(request, '$.memory_limit', 0, '$.process_limit', 0)
           WHERE json_valid(request);
           """,  # what trials left running; older runs had no caps on a trial, and resume so
 }
 
-SCHEMA = """
+SCHEMA = (
+    """
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
     started TEXT NOT NULL,
@@ -85,7 +87,9 @@ CREATE TABLE skipped (
     workload TEXT NOT NULL, row TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL,
     params TEXT NOT NULL DEFAULT ''  -- the parameter set it was planned with; '' for every set
 );
-""" + SCHEMA_4_TABLES
+"""
+    + SCHEMA_4_TABLES
+)
 
 TABLES = re.findall(r"CREATE TABLE (\w+)", SCHEMA)
 
@@ -117,17 +121,19 @@ def _json_object(text: str) -> dict:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _reads(method):
     """A read of a damaged or foreign database fails in one line naming it."""
+
     @functools.wraps(method)
     def read(self, *args):
         try:
             return method(self, *args)
         except UNREADABLE as e:
             raise self.failure(e) from None
+
     return read
 
 
@@ -168,8 +174,9 @@ class Store:
         try:
             fcntl.flock(self._held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise UserError(f"database {self.path} is in use by another concbench run: "
-                            "wait for it, or give this one another --db") from None
+            raise UserError(
+                f"database {self.path} is in use by another concbench run: wait for it, or give this one another --db"
+            ) from None
 
     def _migrate(self, create: bool) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
@@ -195,26 +202,32 @@ class Store:
         with self._transaction():
             cursor = self.db.execute(
                 "INSERT INTO runs (started, state, request, environment) VALUES (?, 'running', ?, ?)",
-                (_now(), json.dumps(request), json.dumps(environment)))
+                (_now(), json.dumps(request), json.dumps(environment)),
+            )
         return cursor.lastrowid
 
     def set_state(self, run_id: int, state: str) -> None:
         with self._transaction():
-            self.db.execute("UPDATE runs SET state = ?, finished = ? WHERE id = ?",
-                            (state, _now() if state == "complete" else None, run_id))
+            self.db.execute(
+                "UPDATE runs SET state = ?, finished = ? WHERE id = ?",
+                (state, _now() if state == "complete" else None, run_id),
+            )
 
     def add_skipped(self, run_id: int, skipped: list[Skipped]) -> None:
         with self._transaction():
             self.db.execute("DELETE FROM skipped WHERE run_id = ?", (run_id,))
             self.db.executemany(
                 "INSERT INTO skipped (run_id, workload, row, kind, reason, params) VALUES (?, ?, ?, ?, ?, ?)",
-                [(run_id, s.workload, s.row, s.kind, s.reason, s.params) for s in skipped])
+                [(run_id, s.workload, s.row, s.kind, s.reason, s.params) for s in skipped],
+            )
 
     def add_notes(self, run_id: int, notes: list[Note]) -> None:
         with self._transaction():
             self.db.execute("DELETE FROM notes WHERE run_id = ?", (run_id,))
-            self.db.executemany("INSERT INTO notes (run_id, workload, row, text) VALUES (?, ?, ?, ?)",
-                                [(run_id, n.workload, n.row, n.text) for n in notes])
+            self.db.executemany(
+                "INSERT INTO notes (run_id, workload, row, text) VALUES (?, ?, ?, ?)",
+                [(run_id, n.workload, n.row, n.text) for n in notes],
+            )
 
     @_reads
     def notes(self, run_id: int) -> list[Note]:
@@ -229,23 +242,60 @@ class Store:
                    tree_rss_kb, exit_code, signal, runtime_info, stderr, finished,
                    voluntary_switches, involuntary_switches, strays)
                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (run_id, t.cell.id, t.cell.workload, t.cell.runtime, t.cell.mechanism,
-                 json.dumps(t.cell.options), json.dumps(dict(t.cell.params)), t.trial,
-                 str(t.status), t.detail, json.dumps(t.expected), t.wall_ns, t.user_ns,
-                 t.sys_ns, t.maxrss_kb, t.tree_rss_kb, t.exit_code, t.signal,
-                 json.dumps(t.runtime_info), t.stderr, _now(),
-                 t.voluntary_switches, t.involuntary_switches, t.strays))
+                (
+                    run_id,
+                    t.cell.id,
+                    t.cell.workload,
+                    t.cell.runtime,
+                    t.cell.mechanism,
+                    json.dumps(t.cell.options),
+                    json.dumps(dict(t.cell.params)),
+                    t.trial,
+                    str(t.status),
+                    t.detail,
+                    json.dumps(t.expected),
+                    t.wall_ns,
+                    t.user_ns,
+                    t.sys_ns,
+                    t.maxrss_kb,
+                    t.tree_rss_kb,
+                    t.exit_code,
+                    t.signal,
+                    json.dumps(t.runtime_info),
+                    t.stderr,
+                    _now(),
+                    t.voluntary_switches,
+                    t.involuntary_switches,
+                    t.strays,
+                ),
+            )
             self.db.executemany(
                 """INSERT INTO samples (trial_id, idx, warmup, wall_ns, user_ns, sys_ns, units, result, ops,
                    peak_live, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                [(cursor.lastrowid, i, s.warmup, s.wall_ns, s.user_ns, s.sys_ns, s.units,
-                  json.dumps(s.result), s.ops, s.peak_live, json.dumps(s.evidence))
-                 for i, s in enumerate(t.samples)])
+                [
+                    (
+                        cursor.lastrowid,
+                        i,
+                        s.warmup,
+                        s.wall_ns,
+                        s.user_ns,
+                        s.sys_ns,
+                        s.units,
+                        json.dumps(s.result),
+                        s.ops,
+                        s.peak_live,
+                        json.dumps(s.evidence),
+                    )
+                    for i, s in enumerate(t.samples)
+                ],
+            )
 
     def add_floor(self, run_id: int, runtime: str, maxrss_kb: int | None, detail: str) -> None:
         with self._transaction():
-            self.db.execute("INSERT OR REPLACE INTO floors (run_id, runtime, maxrss_kb, detail) "
-                            "VALUES (?, ?, ?, ?)", (run_id, runtime, maxrss_kb, detail))
+            self.db.execute(
+                "INSERT OR REPLACE INTO floors (run_id, runtime, maxrss_kb, detail) VALUES (?, ?, ?, ?)",
+                (run_id, runtime, maxrss_kb, detail),
+            )
 
     @_reads
     def floors(self, run_id: int) -> dict[str, int | None]:
@@ -255,8 +305,9 @@ class Store:
 
     @_reads
     def runs(self) -> list[RunInfo]:
-        rows = self.db.execute("SELECT id, started, finished, state, request, environment "
-                               "FROM runs ORDER BY id").fetchall()
+        rows = self.db.execute(
+            "SELECT id, started, finished, state, request, environment FROM runs ORDER BY id"
+        ).fetchall()
         return [RunInfo(r[0], r[1], r[2], r[3], _json_object(r[4]), _json_object(r[5])) for r in rows]
 
     def run(self, run_id: int | None = None) -> RunInfo:
@@ -275,33 +326,53 @@ class Store:
     def trials(self, run_id: int) -> list[TrialRecord]:
         samples: dict[int, list[Sample]] = {}
         for row in self.db.execute(
-                """SELECT s.trial_id, s.warmup, s.wall_ns, s.user_ns, s.sys_ns, s.units, s.result, s.ops,
+            """SELECT s.trial_id, s.warmup, s.wall_ns, s.user_ns, s.sys_ns, s.units, s.result, s.ops,
                    s.peak_live, s.evidence
                    FROM samples s JOIN trials t ON t.id = s.trial_id
-                   WHERE t.run_id = ? ORDER BY s.trial_id, s.idx""", (run_id,)):
+                   WHERE t.run_id = ? ORDER BY s.trial_id, s.idx""",
+            (run_id,),
+        ):
             samples.setdefault(row[0], []).append(
-                Sample(bool(row[1]), row[2], row[3], row[4], row[5], json.loads(row[6]), row[7],
-                       row[8], json.loads(row[9])))
+                Sample(
+                    bool(row[1]), row[2], row[3], row[4], row[5], json.loads(row[6]), row[7], row[8], json.loads(row[9])
+                )
+            )
         records = []
         for row in self.db.execute(
-                """SELECT id, workload, runtime, mechanism, options, params, trial, status, detail,
+            """SELECT id, workload, runtime, mechanism, options, params, trial, status, detail,
                    expected, wall_ns, user_ns, sys_ns, maxrss_kb, tree_rss_kb, exit_code, signal,
                    runtime_info, stderr, voluntary_switches, involuntary_switches, strays
-                   FROM trials WHERE run_id = ? ORDER BY id""", (run_id,)):
-            cell = CellKey(row[1], row[2], row[3], tuple(json.loads(row[5]).items()),
-                           tuple(json.loads(row[4])))
-            records.append(TrialRecord(
-                cell, row[6], Status(row[7]), row[8], json.loads(row[9]), wall_ns=row[10],
-                user_ns=row[11], sys_ns=row[12], maxrss_kb=row[13], tree_rss_kb=row[14],
-                exit_code=row[15], signal=row[16], runtime_info=json.loads(row[17]), stderr=row[18],
-                voluntary_switches=row[19], involuntary_switches=row[20], strays=row[21],
-                samples=tuple(samples.get(row[0], ()))))
+                   FROM trials WHERE run_id = ? ORDER BY id""",
+            (run_id,),
+        ):
+            cell = CellKey(row[1], row[2], row[3], tuple(json.loads(row[5]).items()), tuple(json.loads(row[4])))
+            records.append(
+                TrialRecord(
+                    cell,
+                    row[6],
+                    Status(row[7]),
+                    row[8],
+                    json.loads(row[9]),
+                    wall_ns=row[10],
+                    user_ns=row[11],
+                    sys_ns=row[12],
+                    maxrss_kb=row[13],
+                    tree_rss_kb=row[14],
+                    exit_code=row[15],
+                    signal=row[16],
+                    runtime_info=json.loads(row[17]),
+                    stderr=row[18],
+                    voluntary_switches=row[19],
+                    involuntary_switches=row[20],
+                    strays=row[21],
+                    samples=tuple(samples.get(row[0], ())),
+                )
+            )
         return records
 
     @_reads
     def skipped(self, run_id: int) -> list[Skipped]:
-        rows = self.db.execute("SELECT workload, row, kind, reason, params FROM skipped WHERE run_id = ?",
-                               (run_id,))
+        rows = self.db.execute("SELECT workload, row, kind, reason, params FROM skipped WHERE run_id = ?", (run_id,))
         return [Skipped(*row) for row in rows]
 
     @_reads

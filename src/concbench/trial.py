@@ -10,6 +10,7 @@ left its process group, so nothing a trial started outlives it; it dies
 with the harness. The trial runs in cgroups of its own that cap its memory
 and its processes (limits.py)."""
 
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -30,15 +31,16 @@ DRAIN_GRACE_NS = 2_000_000_000
 # The spawner keeps the time limit; the harness steps in only if the spawner
 # itself stops answering (a trial can stop its parent).
 BACKSTOP_NS = 5_000_000_000
-STOP_GRACE_S = 2   # for the spawner to clean up when the harness is interrupted
+STOP_GRACE_S = 2  # for the spawner to clean up when the harness is interrupted
 _trial_numbers = itertools.count()
 
 
 @dataclass(frozen=True)
 class Exit:
     """What the operating system says about a finished child."""
-    wall_ns: int          # from spawn to exit, seen by the harness
-    user_ns: int | None   # wait4 of the trial process (None if it was killed with the spawner)
+
+    wall_ns: int  # from spawn to exit, seen by the harness
+    user_ns: int | None  # wait4 of the trial process (None if it was killed with the spawner)
     sys_ns: int | None
     maxrss_kb: int | None  # the largest single process of the tree
     # Context switches of the trial and the children it waited for (wait4):
@@ -48,11 +50,11 @@ class Exit:
     exit_code: int | None
     signal: int | None
     timed_out: bool
-    stdout: bytes         # the last STDOUT_LIMIT bytes
-    stdout_size: int      # all the bytes written to stdout, kept or not
-    stderr: str           # the last STDERR_LIMIT bytes
-    strays: int | None = None   # processes still running after the trial exited (killed); None: unknown
-    limit_hit: str = ""         # the resource limit that stopped the trial, or ''
+    stdout: bytes  # the last STDOUT_LIMIT bytes
+    stdout_size: int  # all the bytes written to stdout, kept or not
+    stderr: str  # the last STDERR_LIMIT bytes
+    strays: int | None = None  # processes still running after the trial exited (killed); None: unknown
+    limit_hit: str = ""  # the resource limit that stopped the trial, or ''
 
 
 def run(argv: list[str], request: dict, timeout: float, caps: limits.Limits | None = None) -> Exit:
@@ -81,11 +83,18 @@ def _run_process(argv: list[str], payload: bytes, timeout: float, cgroups: list[
     environment = {**os.environ, leftovers.VARIABLE: leftovers.mark()}
     start = time.monotonic_ns()
     try:
-        pid = os.posix_spawn(trampoline, [trampoline, *options, *argv], environment, setpgroup=0,
-                             file_actions=[(os.POSIX_SPAWN_DUP2, stdin_r, 0),
-                                           (os.POSIX_SPAWN_DUP2, stdout_w, 1),
-                                           (os.POSIX_SPAWN_DUP2, stderr_w, 2),
-                                           (os.POSIX_SPAWN_DUP2, report_w, 3)])
+        pid = os.posix_spawn(
+            trampoline,
+            [trampoline, *options, *argv],
+            environment,
+            setpgroup=0,
+            file_actions=[
+                (os.POSIX_SPAWN_DUP2, stdin_r, 0),
+                (os.POSIX_SPAWN_DUP2, stdout_w, 1),
+                (os.POSIX_SPAWN_DUP2, stderr_w, 2),
+                (os.POSIX_SPAWN_DUP2, report_w, 3),
+            ],
+        )
     finally:
         for fd in (stdin_r, stdout_w, stderr_w, report_w):
             os.close(fd)
@@ -100,7 +109,15 @@ def _run_process(argv: list[str], payload: bytes, timeout: float, cgroups: list[
         status, user_us, sys_us, maxrss_kb, voluntary, involuntary, timed_out, strays = map(int, fields)
     else:  # the spawner itself was killed: no figures
         status, user_us, sys_us, maxrss_kb, voluntary, involuntary, timed_out, strays = (
-            watch.reaped[1], None, None, None, None, None, stopped, None)
+            watch.reaped[1],
+            None,
+            None,
+            None,
+            None,
+            None,
+            stopped,
+            None,
+        )
     return Exit(
         wall_ns=exited_ns - start,
         user_ns=None if user_us is None else user_us * 1000,
@@ -166,7 +183,7 @@ class _Watch:
         self.sizes[fd] += len(chunk)
         buffer = self.output[fd]
         buffer += chunk
-        del buffer[:-self.limits[fd]]
+        del buffer[: -self.limits[fd]]
 
     def _write(self, fd: int) -> None:
         try:
@@ -182,10 +199,8 @@ class _Watch:
         os.close(fd)
 
     def _kill_group(self) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
     def close(self) -> None:
         if self.reaped is None:

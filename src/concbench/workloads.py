@@ -19,9 +19,12 @@ Params = dict[str, Value]
 
 # What `[expect]` may call: the catalogue's portable random inputs, and sums
 # with no short closed form.
-FUNCTIONS: expr.Functions = {"lcg_sum": lcg.lcg_sum, "lcg_first_above": lcg.lcg_first_above,
-                             "squares_mod_sum": series.squares_mod_sum,
-                             "bisection_candidates": series.bisection_candidates}
+FUNCTIONS: expr.Functions = {
+    "lcg_sum": lcg.lcg_sum,
+    "lcg_first_above": lcg.lcg_first_above,
+    "squares_mod_sum": series.squares_mod_sum,
+    "bisection_candidates": series.bisection_candidates,
+}
 
 # A rate workload's expectations may name the operations its run counted.
 OPS = "ops"
@@ -29,7 +32,7 @@ OPS = "ops"
 
 class Param(Strict):
     type: Literal["int", "float", "choice"]
-    min: int | float | None = None   # int and float
+    min: int | float | None = None  # int and float
     max: int | float | None = None
     values: list[str] | None = None  # choice
     doc: str
@@ -71,9 +74,10 @@ class Param(Strict):
 class Evidence(Strict):
     """A count a run reports to show that its concurrency happened: how many
     of `of` events (an expression, like [expect]'s) went the concurrent way."""
+
     of: str
-    share: str   # how the share reads: "of acquisitions found the lock held"
-    mark: str    # the word for a cell where almost none did: "uncontended"
+    share: str  # how the share reads: "of acquisitions found the lock held"
+    mark: str  # the word for a cell where almost none did: "uncontended"
 
 
 class Workload(Strict):
@@ -127,8 +131,10 @@ class Workload(Strict):
             except expr.ExpressionError as e:
                 raise ValueError(f"{where}: {e}") from None
             if unknown:
-                raise ValueError(f"{where}: {sorted(unknown)[0]!r} is not an integer parameter"
-                                 + (" or ops" if self.kind == "rate" else ""))
+                raise ValueError(
+                    f"{where}: {sorted(unknown)[0]!r} is not an integer parameter"
+                    + (" or ops" if self.kind == "rate" else "")
+                )
         missing = [p for p in ("smoke", "quick", "standard") if p not in self.profiles]
         if missing:
             raise ValueError(f"profiles: no {missing[0]!r} profile")

@@ -53,25 +53,36 @@ def run_once(mechanism, params: dict, warmup: bool) -> dict:
     result = mechanism(params, units)
     wall_ns = time.monotonic_ns() - start
     after = resource.getrusage(resource.RUSAGE_SELF)
-    return {"warmup": warmup, "wall_ns": wall_ns,
-            "user_ns": round((after.ru_utime - before.ru_utime) * 1e9),
-            "sys_ns": round((after.ru_stime - before.ru_stime) * 1e9),
-            "units": len(units.starts), "peak_live": units.peak_live(), "result": result}
+    return {
+        "warmup": warmup,
+        "wall_ns": wall_ns,
+        "user_ns": round((after.ru_utime - before.ru_utime) * 1e9),
+        "sys_ns": round((after.ru_stime - before.ru_stime) * 1e9),
+        "units": len(units.starts),
+        "peak_live": units.peak_live(),
+        "result": result,
+    }
 
 
 def answer(request: dict) -> dict:
     if request["kind"] == "floor":
         return {"ok": True, "runtime": RUNTIME, "runs": []}
     if request["kind"] == "list":
-        return {"ok": True, "runtime": RUNTIME, "runs": [],
-                "implements": {path.stem: sorted(mechanisms(path.stem)) for path in WORKLOADS.glob("*.py")}}
+        return {
+            "ok": True,
+            "runtime": RUNTIME,
+            "runs": [],
+            "implements": {path.stem: sorted(mechanisms(path.stem)) for path in WORKLOADS.glob("*.py")},
+        }
     if not (WORKLOADS / f"{request['workload']}.py").exists():
         return {"ok": False, "error": f"no workload {request['workload']!r} here"}
     mechanism = mechanisms(request["workload"]).get(request["mechanism"])
     if mechanism is None:
         return {"ok": False, "error": f"no mechanism {request['mechanism']!r} for {request['workload']}"}
-    runs = [run_once(mechanism, request["params"], i < request["warmup"])
-            for i in range(request["warmup"] + request["runs"])]
+    runs = [
+        run_once(mechanism, request["params"], i < request["warmup"])
+        for i in range(request["warmup"] + request["runs"])
+    ]
     return {"ok": True, "runtime": RUNTIME, "runs": runs}
 
 

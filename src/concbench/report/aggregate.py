@@ -109,11 +109,12 @@ class CellResult:
 class Observed:
     """One evidence of a cell over its timed runs: how many of its events went
     the concurrent way."""
+
     name: str
-    count: int | None   # None: the mechanism cannot observe it
+    count: int | None  # None: the mechanism cannot observe it
     of: int
-    share_text: str     # "of acquisitions found the lock held"
-    mark: str           # the word for a cell where almost none did
+    share_text: str  # "of acquisitions found the lock held"
+    mark: str  # the word for a cell where almost none did
 
     @property
     def share(self) -> float | None:
@@ -140,25 +141,26 @@ def percent(share: float) -> str:
 
 @dataclass(frozen=True)
 class Mark:
-    word: str   # serial, uncontended, unblocked, ...
-    seen: str   # what was observed
+    word: str  # serial, uncontended, unblocked, ...
+    seen: str  # what was observed
 
 
 @dataclass(frozen=True)
 class Table:
     """One workload with one parameter set: a row per mechanism."""
+
     workload: str
     title: str
     params: str
     rows: tuple[CellResult, ...]
     skipped: tuple[Skipped, ...]
     baseline: CellResult | None
-    rate_format: str | None = None   # set for rate workloads: "executions" or "ips"
-    work: str | None = None          # the kind of work, for the diagnosis
-    delay: float = 0.0               # seconds every unit sleeps by design (spawn's delay_ms)
+    rate_format: str | None = None  # set for rate workloads: "executions" or "ips"
+    work: str | None = None  # the kind of work, for the diagnosis
+    delay: float = 0.0  # seconds every unit sleeps by design (spawn's delay_ms)
     spec: Workload | None = None
     notes: tuple[Note, ...] = ()
-    floors: tuple[tuple[str, int | None], ...] = ()   # (runtime, kB) of the rows' kits doing nothing
+    floors: tuple[tuple[str, int | None], ...] = ()  # (runtime, kB) of the rows' kits doing nothing
 
     def observed(self, cell: CellResult) -> tuple[Observed, ...]:
         """The spec's evidence, summed over the cell's timed runs."""
@@ -169,11 +171,11 @@ class Table:
         found = []
         for name, evidence in self.spec.evidence.items():
             if any(name not in s.evidence for s in runs):
-                continue   # stored before the spec declared it
+                continue  # stored before the spec declared it
             try:
                 of = sum(self.spec.evidence_of(params, s.ops)[name] for s in runs)
             except (KeyError, ArithmeticError):
-                continue   # the spec changed since: its events cannot be counted for these parameters
+                continue  # the spec changed since: its events cannot be counted for these parameters
             counts = [s.evidence[name] for s in runs]
             found.append(Observed(name, None if None in counts else sum(counts), of, evidence.share, evidence.mark))
         return tuple(found)
@@ -189,8 +191,11 @@ class Table:
 
     def remarks(self) -> list[tuple[str, str]]:
         """Per row, what its marks say was observed, and the notes its runtime gives it."""
-        lines = [(cell.key.row, "; ".join(f"{m.word}: {m.seen}" for m in self.marks(cell)))
-                 for cell in self.rows if self.marks(cell)]
+        lines = [
+            (cell.key.row, "; ".join(f"{m.word}: {m.seen}" for m in self.marks(cell)))
+            for cell in self.rows
+            if self.marks(cell)
+        ]
         return lines + [(note.row, f"note: {note.text}") for note in self.notes]
 
     def floor_kb(self, cell: CellResult) -> int | None:
@@ -252,8 +257,13 @@ def count_text(n: int) -> str:
     return f"{value:.3g}{suffix}"
 
 
-def tables(trials: list[TrialRecord], skipped: list[Skipped], specs: dict[str, Workload],
-           notes: list[Note] | None = None, floors: dict[str, int | None] | None = None) -> list[Table]:
+def tables(
+    trials: list[TrialRecord],
+    skipped: list[Skipped],
+    specs: dict[str, Workload],
+    notes: list[Note] | None = None,
+    floors: dict[str, int | None] | None = None,
+) -> list[Table]:
     """Tables in the order their trials were planned; the baseline row first."""
     cells: dict[CellKey, list[TrialRecord]] = {}
     for t in trials:
@@ -273,16 +283,28 @@ def tables(trials: list[TrialRecord], skipped: list[Skipped], specs: dict[str, W
             baseline = next((r for r in rows if r.real is not None), None)
         rate_format = spec.rate_format if spec else ("executions" if any(r.rate for r in rows) else None)
         # The baseline, then its runtime's other rows, then the rest, each in plan order.
-        ordered = sorted(rows, key=lambda r: (r is not baseline, r.key.runtime != baseline.key.runtime)) \
-            if baseline else rows
+        ordered = (
+            sorted(rows, key=lambda r: (r is not baseline, r.key.runtime != baseline.key.runtime)) if baseline else rows
+        )
         delay = spec.delay_ns(dict(rows[0].key.params)) / 1e9 if spec and rows else 0.0
         row_names = {r.key.row for r in rows}
         runtimes = dict.fromkeys(r.key.row.split("/")[0] for r in ordered)
-        result.append(Table(workload, spec.title if spec else workload, params, tuple(ordered),
-                            tuple(s for s in skipped if s.workload == workload and s.params in ("", params)),
-                            baseline, rate_format, spec.work if spec else None, delay, spec,
-                            tuple(n for n in notes or () if n.workload == workload and n.row in row_names),
-                            tuple((r, floors[r]) for r in runtimes if r in (floors or {}))))
+        result.append(
+            Table(
+                workload,
+                spec.title if spec else workload,
+                params,
+                tuple(ordered),
+                tuple(s for s in skipped if s.workload == workload and s.params in ("", params)),
+                baseline,
+                rate_format,
+                spec.work if spec else None,
+                delay,
+                spec,
+                tuple(n for n in notes or () if n.workload == workload and n.row in row_names),
+                tuple((r, floors[r]) for r in runtimes if r in (floors or {})),
+            )
+        )
     return result
 
 
@@ -290,12 +312,13 @@ def tables(trials: list[TrialRecord], skipped: list[Skipped], specs: dict[str, W
 class Sweep:
     """Tables of one workload whose parameter sets differ in one numeric
     parameter only: how the figures scale with it (the seeds' N = 1, 5, 10...)."""
+
     workload: str
     title: str
     param: str
-    fixed: str                          # the other parameters, as text
-    tables: tuple[Table, ...]           # ordered by the value of param
-    values: tuple[int | float, ...]     # param's value in each table
+    fixed: str  # the other parameters, as text
+    tables: tuple[Table, ...]  # ordered by the value of param
+    values: tuple[int | float, ...]  # param's value in each table
 
 
 def sweeps(tables: list[Table]) -> list[Sweep]:
@@ -303,7 +326,7 @@ def sweeps(tables: list[Table]) -> list[Sweep]:
     plan order. A table of a grid of two parameters is in a sweep of each."""
     found = []
     for workload in dict.fromkeys(t.workload for t in tables):
-        ran = [t for t in tables if t.workload == workload and t.rows]   # no rows: nothing to plot
+        ran = [t for t in tables if t.workload == workload and t.rows]  # no rows: nothing to plot
         if not ran:
             continue
         numeric = [k for k, v in _params(ran[0]).items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
@@ -314,8 +337,16 @@ def sweeps(tables: list[Table]) -> list[Sweep]:
             for fixed, line in lines.items():
                 if len(line) > 1:
                     line.sort(key=lambda t: _params(t)[param])
-                    found.append(Sweep(workload, line[0].title, param, " ".join(f"{k}={v}" for k, v in fixed),
-                                       tuple(line), tuple(_params(t)[param] for t in line)))
+                    found.append(
+                        Sweep(
+                            workload,
+                            line[0].title,
+                            param,
+                            " ".join(f"{k}={v}" for k, v in fixed),
+                            tuple(line),
+                            tuple(_params(t)[param] for t in line),
+                        )
+                    )
     return found
 
 

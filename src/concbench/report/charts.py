@@ -8,9 +8,9 @@ in a monospace font, whose characters all have the same advance, so the
 layout can reserve room for a label without measuring it."""
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Callable, Sequence
 
 FONT_SIZE = 12
 FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
@@ -19,11 +19,11 @@ BAR_FILL, WHISKER = "#4e79a7", "#1d2330"
 # Okabe and Ito's colours, told apart with every kind of colour blindness
 # (their yellow left out: it vanishes on white). Markers tell lines apart in print.
 PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#8c6d31")
-NAME_INDENT = 14   # a line's name: its marker, then its text in ink (a pale colour is hard to read)
+NAME_INDENT = 14  # a line's name: its marker, then its text in ink (a pale colour is hard to read)
 MARKERS = ("circle", "square", "triangle", "diamond")
 # ColorBrewer's RdBu, from worse (red) through neutral to better (blue).
 DIVERGING = ("#b2182b", "#ef8a62", "#fddbc7", "#f7f7f7", "#d1e5f0", "#67a9cf", "#2166ac")
-SATURATION = 2.0   # the score (log10 of a factor) at which a heat cell takes its full colour: 100x
+SATURATION = 2.0  # the score (log10 of a factor) at which a heat cell takes its full colour: 100x
 NO_FIGURE = "#d9dce2"
 
 
@@ -42,29 +42,38 @@ def _n(value: float) -> str:
 
 
 def _svg(width: float, height: float, kind: str, label: str, body: list[str]) -> str:
-    return (f'<svg class="chart {kind}" viewBox="0 0 {_n(width)} {_n(height)}" width="{_n(width)}" '
-            f'height="{_n(height)}" role="img" aria-label="{_e(label)}" font-family="{FONT}" '
-            f'font-size="{FONT_SIZE}" fill="{INK}">' + "".join(body) + "</svg>")
+    return (
+        f'<svg class="chart {kind}" viewBox="0 0 {_n(width)} {_n(height)}" width="{_n(width)}" '
+        f'height="{_n(height)}" role="img" aria-label="{_e(label)}" font-family="{FONT}" '
+        f'font-size="{FONT_SIZE}" fill="{INK}">' + "".join(body) + "</svg>"
+    )
 
 
-def _text(x: float, y: float, text: str, anchor: str = "start", size: float = FONT_SIZE,
-          fill: str = INK, extra: str = "") -> str:
+def _text(
+    x: float, y: float, text: str, anchor: str = "start", size: float = FONT_SIZE, fill: str = INK, extra: str = ""
+) -> str:
     """A line of text whose middle, not its baseline, sits at y."""
     size_attr = f' font-size="{_n(size)}"' if size != FONT_SIZE else ""
-    return (f'<text x="{_n(x)}" y="{_n(y)}" dy="0.35em" text-anchor="{anchor}" fill="{fill}"'
-            f'{size_attr}{extra}>{_e(text)}</text>')
+    return (
+        f'<text x="{_n(x)}" y="{_n(y)}" dy="0.35em" text-anchor="{anchor}" fill="{fill}"'
+        f"{size_attr}{extra}>{_e(text)}</text>"
+    )
 
 
 def _line(x1, y1, x2, y2, stroke: str, width: float = 1, extra: str = "") -> str:
-    return (f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}" stroke="{stroke}" '
-            f'stroke-width="{_n(width)}"{extra}/>')
+    return (
+        f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}" stroke="{stroke}" '
+        f'stroke-width="{_n(width)}"{extra}/>'
+    )
 
 
 # Scales and ticks
 
+
 @dataclass(frozen=True)
 class Scale:
     """Maps the domain [low, high] onto the pixels [start, end], linearly or by logarithm."""
+
     low: float
     high: float
     start: float
@@ -97,7 +106,7 @@ def log_ticks(low: float, high: float) -> list[float]:
     1, 2 and 5 times powers of ten over two decades or less, powers of ten alone beyond."""
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
     steps = (1, 2, 5) if last - first <= 2 else (1,)
-    candidates = [m * 10.0 ** p for p in range(first, last + 1) for m in steps]
+    candidates = [m * 10.0**p for p in range(first, last + 1) for m in steps]
     start = max(c for c in candidates if c <= low * (1 + 1e-9))
     end = min(c for c in candidates if c >= high * (1 - 1e-9))
     return [c for c in candidates if start <= c <= end]
@@ -105,14 +114,15 @@ def log_ticks(low: float, high: float) -> list[float]:
 
 # Bars
 
+
 @dataclass(frozen=True)
 class Bar:
     label: str
     value: float
-    low: float    # the interval, drawn as a whisker
+    low: float  # the interval, drawn as a whisker
     high: float
-    text: str     # the value as printed at the end of the bar
-    tip: str      # the tooltip: whatever else a reader may want to know
+    text: str  # the value as printed at the end of the bar
+    tip: str  # the tooltip: whatever else a reader may want to know
 
 
 ROW, BAR_HEIGHT, TOP, AXIS = 24, 14, 6, 26
@@ -127,31 +137,35 @@ def bar_chart(bars: Sequence[Bar], tick_text: Callable[[float], str], label: str
     ticks = linear_ticks(max(max(b.value, b.high) for b in bars))
     x = Scale(0, ticks[-1], label_room, width - text_room)
     bottom = TOP + len(bars) * ROW
-    body = [_line(x(t), TOP, x(t), bottom, GRID) + _text(x(t), bottom + 12, tick_text(t), "middle", 11, MUTED)
-            for t in ticks]
+    body = [
+        _line(x(t), TOP, x(t), bottom, GRID) + _text(x(t), bottom + 12, tick_text(t), "middle", 11, MUTED)
+        for t in ticks
+    ]
     body.append(_line(x.start, TOP, x.start, bottom, MUTED))
     for i, bar in enumerate(bars):
         middle = TOP + (i + 0.5) * ROW
         low, high = x(bar.low), x(bar.high)
         body.append(
-            f'<g><title>{_e(bar.tip)}</title>'
+            f"<g><title>{_e(bar.tip)}</title>"
             + _text(label_room - 8, middle, bar.label, "end")
             + f'<rect class="bar" x="{_n(x.start)}" y="{_n(middle - BAR_HEIGHT / 2)}" '
-              f'width="{_n(max(x(bar.value) - x.start, 0.5))}" height="{BAR_HEIGHT}" fill="{BAR_FILL}"/>'
+            f'width="{_n(max(x(bar.value) - x.start, 0.5))}" height="{BAR_HEIGHT}" fill="{BAR_FILL}"/>'
             + _line(low, middle, high, middle, WHISKER, 1.2)
             + _line(low, middle - 4, low, middle + 4, WHISKER, 1.2)
             + _line(high, middle - 4, high, middle + 4, WHISKER, 1.2)
             + _text(max(high, x(bar.value)) + 6, middle, bar.text, size=11)
-            + "</g>")
+            + "</g>"
+        )
     return _svg(width, bottom + AXIS, "bar-chart", label, body)
 
 
 # Lines
 
+
 @dataclass(frozen=True)
 class Point:
     y: float
-    low: float    # the interval, drawn as a whisker
+    low: float  # the interval, drawn as a whisker
     high: float
     tip: str
 
@@ -159,13 +173,22 @@ class Point:
 @dataclass(frozen=True)
 class Line:
     label: str
-    points: Sequence[Point | None]   # one per x value; None where the series has no figure
-    style: int = 0                   # colour and marker: one index, one look, in every chart
+    points: Sequence[Point | None]  # one per x value; None where the series has no figure
+    style: int = 0  # colour and marker: one index, one look, in every chart
 
 
-def line_chart(xs: Sequence[float], lines: Sequence[Line], x_text: Callable[[float], str],
-               y_text: Callable[[float], str], x_title: str, y_title: str, label: str,
-               log_x: bool = False, log_y: bool = False, width: int = 720) -> str:
+def line_chart(
+    xs: Sequence[float],
+    lines: Sequence[Line],
+    x_text: Callable[[float], str],
+    y_text: Callable[[float], str],
+    x_title: str,
+    y_title: str,
+    label: str,
+    log_x: bool = False,
+    log_y: bool = False,
+    width: int = 720,
+) -> str:
     """One line per series over the x values, named at its right end (a
     legend would have the reader match colours). The x ticks are the x
     values themselves; y starts at zero unless it is logarithmic."""
@@ -178,12 +201,16 @@ def line_chart(xs: Sequence[float], lines: Sequence[Line], x_text: Callable[[flo
     top, bottom = 26, height - 44
     x = Scale(min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1, y_room + 14, width - name_room - 14, log_x)
     y = Scale(y_ticks[0], y_ticks[-1], bottom, top, log_y)
-    body = [_line(y_room, y(t), width - name_room, y(t), GRID) + _text(y_room - 6, y(t), y_text(t), "end", 11, MUTED)
-            for t in y_ticks]
+    body = [
+        _line(y_room, y(t), width - name_room, y(t), GRID) + _text(y_room - 6, y(t), y_text(t), "end", 11, MUTED)
+        for t in y_ticks
+    ]
     body += [_text(x(v), bottom + 12, x_text(v), "middle", 11, MUTED) for v in _spaced(xs, x, 36)]
-    body += [_line(y_room, bottom, width - name_room, bottom, MUTED),
-             _text(y_room, 10, y_title, size=11, fill=MUTED),
-             _text((x.start + x.end) / 2, bottom + 30, x_title, "middle", 11, MUTED)]
+    body += [
+        _line(y_room, bottom, width - name_room, bottom, MUTED),
+        _text(y_room, 10, y_title, size=11, fill=MUTED),
+        _text((x.start + x.end) / 2, bottom + 30, x_title, "middle", 11, MUTED),
+    ]
     body += _named_lines(lines, xs, x, y, width - name_room)
     return _svg(width, height, "line-chart", label, body)
 
@@ -199,8 +226,10 @@ def _named_lines(lines: Sequence[Line], xs: Sequence[float], x: Scale, y: Scale,
         colour = PALETTE[line.style % len(PALETTE)]
         drawn.append(_series(line, xs, x, y, colour))
         if i in names:
-            drawn.append(_line(end_x + 6, end_y, margin + 4, names[i], colour, 0.6, ' stroke-dasharray="2 2"')
-                         + _name(line, margin + 8, names[i], colour))
+            drawn.append(
+                _line(end_x + 6, end_y, margin + 4, names[i], colour, 0.6, ' stroke-dasharray="2 2"')
+                + _name(line, margin + 8, names[i], colour)
+            )
         else:
             drawn.append(_name(line, end_x + 8, end_y, colour))
     return drawn
@@ -214,12 +243,19 @@ def _series(line: Line, xs: Sequence[float], x: Scale, y: Scale, colour: str) ->
             run.append(f"{_n(x(value))},{_n(y(point.y))}")
         elif run:
             runs, run = runs + [run], []
-    paths = [f'<polyline class="series" points="{" ".join(r)}" fill="none" stroke="{colour}" stroke-width="2"/>'
-             for r in runs + [run] if len(r) > 1]
-    marks = [f'<g class="point"><title>{_e(p.tip)}</title>'
-             + _line(x(v), y(p.low), x(v), y(p.high), colour, 1.2)
-             + _marker(_shape(line.style), x(v), y(p.y), colour) + "</g>"
-             for v, p in zip(xs, line.points) if p]
+    paths = [
+        f'<polyline class="series" points="{" ".join(r)}" fill="none" stroke="{colour}" stroke-width="2"/>'
+        for r in runs + [run]
+        if len(r) > 1
+    ]
+    marks = [
+        f'<g class="point"><title>{_e(p.tip)}</title>'
+        + _line(x(v), y(p.low), x(v), y(p.high), colour, 1.2)
+        + _marker(_shape(line.style), x(v), y(p.y), colour)
+        + "</g>"
+        for v, p in zip(xs, line.points)
+        if p
+    ]
     return f'<g class="line">{"".join(paths + marks)}</g>'
 
 
@@ -235,9 +271,11 @@ def _shape(style: int) -> str:
 def _marker(shape: str, cx: float, cy: float, colour: str, r: float = 4) -> str:
     if shape == "circle":
         return f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(r)}" fill="{colour}"/>'
-    corners = {"square": [(-r, -r), (r, -r), (r, r), (-r, r)],
-               "triangle": [(0, -1.2 * r), (1.1 * r, 0.9 * r), (-1.1 * r, 0.9 * r)],
-               "diamond": [(0, -1.3 * r), (1.3 * r, 0), (0, 1.3 * r), (-1.3 * r, 0)]}[shape]
+    corners = {
+        "square": [(-r, -r), (r, -r), (r, r), (-r, r)],
+        "triangle": [(0, -1.2 * r), (1.1 * r, 0.9 * r), (-1.1 * r, 0.9 * r)],
+        "diamond": [(0, -1.3 * r), (1.3 * r, 0), (0, 1.3 * r), (-1.3 * r, 0)],
+    }[shape]
     return f'<polygon points="{" ".join(f"{_n(cx + dx)},{_n(cy + dy)}" for dx, dy in corners)}" fill="{colour}"/>'
 
 
@@ -274,10 +312,11 @@ def _spread(wanted: list[float], gap: float, low: float, high: float) -> list[fl
 
 # Heatmap
 
+
 @dataclass(frozen=True)
 class Heat:
-    score: float | None      # how much better than the reference, as log10 of the factor
-                             # (+1: 10 times better, -1: 10 times worse); None: nothing to compare
+    score: float | None  # how much better than the reference, as log10 of the factor
+    # (+1: 10 times better, -1: 10 times worse); None: nothing to compare
     text: str
     tip: str
     reference: bool = False  # the reference itself: outlined
@@ -294,25 +333,31 @@ def heat_colour(score: float) -> str:
 
 
 def _mix(a: str, b: str, share: float) -> str:
-    channels = [round(int(a[k:k + 2], 16) * (1 - share) + int(b[k:k + 2], 16) * share) for k in (1, 3, 5)]
+    channels = [round(int(a[k : k + 2], 16) * (1 - share) + int(b[k : k + 2], 16) * share) for k in (1, 3, 5)]
     return "#" + "".join(f"{c:02x}" for c in channels)
 
 
-def heatmap(rows: Sequence[tuple[str, str]], columns: Sequence[str], cells: dict[tuple[int, int], Heat],
-            label: str) -> str:
+def heatmap(
+    rows: Sequence[tuple[str, str]], columns: Sequence[str], cells: dict[tuple[int, int], Heat], label: str
+) -> str:
     """A cell per (row, column) pair that has one, coloured by its score, its
     text inside; blank where there is none. rows: (label, link) pairs; a
     row's label links to its details."""
     cell_width = max([CELL_WIDTH] + [_width(c.text, 11) + 10 for c in cells.values()])
     left = max(_width(text) for text, _ in rows) + 14
-    header = max(_width(c) for c in columns) * 0.71 + 16   # labels at 45 degrees
+    header = max(_width(c) for c in columns) * 0.71 + 16  # labels at 45 degrees
     grid_width = left + len(columns) * cell_width
-    width = max(grid_width + header, left + 9 * 52 + 8)     # room for the last label and for the legend
+    width = max(grid_width + header, left + 9 * 52 + 8)  # room for the last label and for the legend
     bottom = header + len(rows) * CELL_HEIGHT
-    body = [f'<text transform="translate({_n(left + (j + 0.5) * cell_width - 4)} {_n(header - 6)}) rotate(-45)" '
-            f'fill="{MUTED}">{_e(column)}</text>' for j, column in enumerate(columns)]
-    body += [f'<a href="{_e(link)}">' + _text(left - 8, header + (i + 0.5) * CELL_HEIGHT, text, "end") + "</a>"
-             for i, (text, link) in enumerate(rows)]
+    body = [
+        f'<text transform="translate({_n(left + (j + 0.5) * cell_width - 4)} {_n(header - 6)}) rotate(-45)" '
+        f'fill="{MUTED}">{_e(column)}</text>'
+        for j, column in enumerate(columns)
+    ]
+    body += [
+        f'<a href="{_e(link)}">' + _text(left - 8, header + (i + 0.5) * CELL_HEIGHT, text, "end") + "</a>"
+        for i, (text, link) in enumerate(rows)
+    ]
     for (i, j), cell in cells.items():
         body.append(_heat_cell(left + j * cell_width, header + i * CELL_HEIGHT, cell_width, cell))
     body.append(_heat_legend(left, bottom + 14))
@@ -323,11 +368,13 @@ def _heat_cell(x: float, y: float, width: float, cell: Heat) -> str:
     fill = NO_FIGURE if cell.score is None else heat_colour(cell.score)
     strong = cell.score is not None and abs(cell.score) > 0.6 * SATURATION
     outline = f' stroke="{INK}" stroke-width="2"' if cell.reference else ' stroke="#ffffff"'
-    return (f'<g><title>{_e(cell.tip)}</title>'
-            f'<rect class="heat-cell" x="{_n(x)}" y="{_n(y)}" width="{_n(width)}" height="{CELL_HEIGHT}" '
-            f'fill="{fill}"{outline}/>'
-            + _text(x + width / 2, y + CELL_HEIGHT / 2, cell.text, "middle", 11, "#ffffff" if strong else INK)
-            + "</g>")
+    return (
+        f"<g><title>{_e(cell.tip)}</title>"
+        f'<rect class="heat-cell" x="{_n(x)}" y="{_n(y)}" width="{_n(width)}" height="{CELL_HEIGHT}" '
+        f'fill="{fill}"{outline}/>'
+        + _text(x + width / 2, y + CELL_HEIGHT / 2, cell.text, "middle", 11, "#ffffff" if strong else INK)
+        + "</g>"
+    )
 
 
 def _heat_legend(x: float, y: float) -> str:

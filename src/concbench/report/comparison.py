@@ -18,24 +18,26 @@ ALPHA = 0.05
 class Verdict(StrEnum):
     FASTER = "faster"
     SLOWER = "slower"
-    SAME = "no change"          # tested: within the noise or below the threshold
+    SAME = "no change"  # tested: within the noise or below the threshold
     UNTESTABLE = "too few runs"  # no p-value of these sample sizes can reach ALPHA
-    MISSING = "missing"          # no verified run on one side
+    MISSING = "missing"  # no verified run on one side
 
 
 @dataclass(frozen=True)
 class Change:
     """One cell in both runs (or in one of them)."""
-    table: Table                # where the cell is shown: its title and figure
+
+    table: Table  # where the cell is shown: its title and figure
     row: str
     before: CellResult | None
     after: CellResult | None
-    threshold: float            # the smallest change worth calling, as a fraction
+    threshold: float  # the smallest change worth calling, as a fraction
 
     @property
     def medians(self) -> tuple[float | None, float | None]:
-        return tuple(self.table.figure(c).median if c and self.table.figure(c) else None
-                     for c in (self.before, self.after))
+        return tuple(
+            self.table.figure(c).median if c and self.table.figure(c) else None for c in (self.before, self.after)
+        )
 
     @property
     def slowdown(self) -> float | None:
@@ -69,13 +71,13 @@ class Change:
         return Verdict.SLOWER if self.slowdown > 0 else Verdict.FASTER
 
 
-def changes(before: list[TrialRecord], after: list[TrialRecord], specs: dict[str, Workload],
-            threshold: float) -> list[Change]:
+def changes(
+    before: list[TrialRecord], after: list[TrialRecord], specs: dict[str, Workload], threshold: float
+) -> list[Change]:
     """Every cell of either run, in the after run's order, then those only before."""
     cells = {}
     for side, trials in (("after", after), ("before", before)):
         for table in tables(trials, [], specs):
             for cell in table.rows:
                 cells.setdefault(cell.key, {"table": table})[side] = cell
-    return [Change(c["table"], key.row, c.get("before"), c.get("after"), threshold)
-            for key, c in cells.items()]
+    return [Change(c["table"], key.row, c.get("before"), c.get("after"), threshold) for key, c in cells.items()]

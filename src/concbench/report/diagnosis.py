@@ -14,6 +14,7 @@ from .aggregate import CellResult, Table, ratio_text
 @dataclass(frozen=True)
 class Verdict:
     """One kind of work: its table, the rows with figures best first, and the winners."""
+
     table: Table
     ranked: tuple[CellResult, ...]
     # The best row and every row level with it within the noise, if the best
@@ -55,8 +56,7 @@ def lines(tables: list[Table]) -> list[str]:
     found = verdicts(tables)
     if not found:
         return []
-    out = ["Diagnosis (computed from this run; a mechanism wins only if all its timed runs "
-           "beat all of the other's):"]
+    out = ["Diagnosis (computed from this run; a mechanism wins only if all its timed runs beat all of the other's):"]
     out += [f"- {_paragraph(v)}" for v in found]
     out.append(_summary(found))
     return out
@@ -69,16 +69,22 @@ def _paragraph(v: Verdict) -> str:
         others = ", ".join(f"{r.key.row} {ratio_text(table.ratio(r))}" for r in v.ranked if r is not base)
         level = [r.key.row for r in v.ranked[1:] if not _beats(base, r)]
         verb = f"is level with {', '.join(level)} within the noise" if level else "wins"
-        return (f"{where}: {base.key.row} {verb}; the others reach {others} of its speed. "
-                "Concurrency does not pay.")
+        return f"{where}: {base.key.row} {verb}; the others reach {others} of its speed. Concurrency does not pay."
     best = v.ranked[0]
     if not v.winners:
-        return (f"{where}: no mechanism is clear of {base.key.row}; the best, {best.key.row}, "
-                f"is {ratio_text(table.ratio(best))} with overlapping runs. Concurrency does not pay here.")
+        return (
+            f"{where}: no mechanism is clear of {base.key.row}; the best, {best.key.row}, "
+            f"is {ratio_text(table.ratio(best))} with overlapping runs. Concurrency does not pay here."
+        )
     speeds = " and ".join(f"{ratio_text(table.ratio(r))}" for r in v.winners)
-    who = (f"{v.winners[0].key.row} wins at" if len(v.winners) == 1 else
-           f"{_names(v.winners)} win, level within the noise, at")
-    rest = ", ".join(f"{r.key.row} {ratio_text(table.ratio(r))}" for r in v.ranked if r not in v.winners and r is not base)
+    who = (
+        f"{v.winners[0].key.row} wins at"
+        if len(v.winners) == 1
+        else f"{_names(v.winners)} win, level within the noise, at"
+    )
+    rest = ", ".join(
+        f"{r.key.row} {ratio_text(table.ratio(r))}" for r in v.ranked if r not in v.winners and r is not base
+    )
     return f"{where}: {who} {speeds} the speed of {base.key.row}" + (f"; then {rest}." if rest else ".")
 
 

@@ -15,7 +15,7 @@ from . import aggregate, diagnosis
 class RunReport:
     run: RunInfo
     tables: list[aggregate.Table]
-    diagnosis: list[str]             # the diagnosis as text lines; empty if no rate table judges
+    diagnosis: list[str]  # the diagnosis as text lines; empty if no rate table judges
     environment: list[tuple[str, str]]
     trials: list[TrialRecord]
 
@@ -47,5 +47,6 @@ def build(store: Store, run_id: int | None = None) -> RunReport:
 
 
 def _floors(floors: dict[str, int | None]) -> str:
-    return ", ".join(f"{runtime} {kb / 1024:.1f} MB" if kb else f"{runtime} not measured"
-                     for runtime, kb in floors.items())
+    return ", ".join(
+        f"{runtime} {kb / 1024:.1f} MB" if kb else f"{runtime} not measured" for runtime, kb in floors.items()
+    )

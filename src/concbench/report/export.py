@@ -16,13 +16,32 @@ SCHEMA = 1
 
 # A trial's record, flattened: "process" becomes process_*; its runs make
 # the rows; stderr is left out (the JSON document has it).
-TRIAL_COLUMNS = ("run", "workload", "runtime", "mechanism", "options", "params", "trial", "status",
-                 "detail", "expected", "process_wall_ns", "process_user_ns", "process_sys_ns",
-                 "process_maxrss_kb", "process_exit_code", "process_signal",
-                 "process_voluntary_switches", "process_involuntary_switches", "process_strays", "peak_kb",
-                 "memory_method", "tree_rss_kb", "runtime_info")
-RUN_COLUMNS = ("run_index", "warmup", "wall_ns", "user_ns", "sys_ns", "units", "peak_live", "ops", "result",
-               "evidence")
+TRIAL_COLUMNS = (
+    "run",
+    "workload",
+    "runtime",
+    "mechanism",
+    "options",
+    "params",
+    "trial",
+    "status",
+    "detail",
+    "expected",
+    "process_wall_ns",
+    "process_user_ns",
+    "process_sys_ns",
+    "process_maxrss_kb",
+    "process_exit_code",
+    "process_signal",
+    "process_voluntary_switches",
+    "process_involuntary_switches",
+    "process_strays",
+    "peak_kb",
+    "memory_method",
+    "tree_rss_kb",
+    "runtime_info",
+)
+RUN_COLUMNS = ("run_index", "warmup", "wall_ns", "user_ns", "sys_ns", "units", "peak_live", "ops", "result", "evidence")
 
 # A spreadsheet reads a cell that starts with one of these as a formula (OWASP, "CSV Injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -34,11 +34,12 @@ STEPS = (Verdict.SLOWER, Verdict.FASTER)
 @dataclass(frozen=True)
 class Point:
     """One cell in one run."""
+
     run: RunInfo
     table: Table
     cell: CellResult
-    previous: "Point | None"    # the latest earlier run with a verified figure for this cell
-    change: Change | None       # against previous; None when either has no figure
+    previous: "Point | None"  # the latest earlier run with a verified figure for this cell
+    change: Change | None  # against previous; None when either has no figure
 
     @property
     def figure(self) -> Summary | None:
@@ -56,15 +57,20 @@ class Point:
     @property
     def same_code(self) -> bool:
         """Made from the same clean commit as the previous run: a step here is the machine's."""
-        return (self.previous is not None and bool(self.commit) and self.commit == self.previous.commit
-                and not self.commit.endswith("-dirty"))
+        return (
+            self.previous is not None
+            and bool(self.commit)
+            and self.commit == self.previous.commit
+            and not self.commit.endswith("-dirty")
+        )
 
 
 @dataclass(frozen=True)
 class History:
     """One cell across the runs that have it, oldest first."""
+
     points: tuple[Point, ...]
-    drift: Point | None   # the last run with a figure against the first (its previous), when runs lie between
+    drift: Point | None  # the last run with a figure against the first (its previous), when runs lie between
 
     @property
     def latest(self) -> Point:
@@ -83,27 +89,35 @@ class History:
 @dataclass(frozen=True)
 class CellFilter:
     """Which stored cells to follow: `history`'s -w, -m and -p."""
+
     workloads: tuple[str, ...] = ()
-    mechanisms: tuple[str, ...] = ()                      # 'thread' or 'ruby/thread'
+    mechanisms: tuple[str, ...] = ()  # 'thread' or 'ruby/thread'
     params: tuple[tuple[str, tuple[str, ...]], ...] = ()  # values as the tables' titles print them
 
     def check(self, stored: set[CellKey]) -> None:
         """A one-line error for a name that no stored run has."""
         check_names("workload", self.workloads, {k.workload for k in stored})
-        check_names("mechanism", self.mechanisms,
-                     {k.mechanism for k in stored} | {f"{k.runtime}/{k.mechanism}" for k in stored})
-        check_names("parameter", [name for name, _ in self.params],
-                     {name for k in stored for name, _ in k.params})
+        check_names(
+            "mechanism", self.mechanisms, {k.mechanism for k in stored} | {f"{k.runtime}/{k.mechanism}" for k in stored}
+        )
+        check_names("parameter", [name for name, _ in self.params], {name for k in stored for name, _ in k.params})
 
     def __call__(self, key: CellKey) -> bool:
         params = {name: str(value) for name, value in key.params}
-        return ((not self.workloads or key.workload in self.workloads)
-                and wanted_mechanism(self.mechanisms, key.runtime, key.mechanism)
-                and all(params.get(name) in values for name, values in self.params))
+        return (
+            (not self.workloads or key.workload in self.workloads)
+            and wanted_mechanism(self.mechanisms, key.runtime, key.mechanism)
+            and all(params.get(name) in values for name, values in self.params)
+        )
 
 
-def histories(store: Store, specs: dict[str, Workload], threshold: float,
-              wanted: CellFilter = CellFilter(), last: int | None = None) -> list[History]:
+def histories(
+    store: Store,
+    specs: dict[str, Workload],
+    threshold: float,
+    wanted: CellFilter = CellFilter(),
+    last: int | None = None,
+) -> list[History]:
     """Every wanted cell across its last `last` runs (all by default), in the
     order the cells first ran. threshold: the smallest change worth calling,
     as a fraction."""

@@ -9,9 +9,9 @@ XML, so that the tests can parse it strictly."""
 
 import math
 import re
+from collections.abc import Callable
 from html import escape
 from itertools import groupby
-from typing import Callable
 
 from ..records import TrialRecord
 from ..stats import Summary
@@ -27,15 +27,23 @@ def _e(value) -> str:
 
 def render(report: RunReport) -> str:
     styles = {row: i for i, row in enumerate(dict.fromkeys(r.key.row for t in report.tables for r in t.rows))}
-    sections = {"Diagnosis": _diagnosis(report.diagnosis), "Overview": _overview(report.tables),
-                "Scaling": _scaling(sweeps(report.tables), styles), "Results": _results(report.tables),
-                "Failed trials": _failures(report.failed), "How to read": _reading()}
+    sections = {
+        "Diagnosis": _diagnosis(report.diagnosis),
+        "Overview": _overview(report.tables),
+        "Scaling": _scaling(sweeps(report.tables), styles),
+        "Results": _results(report.tables),
+        "Failed trials": _failures(report.failed),
+        "How to read": _reading(),
+    }
     shown = {name: section for name, section in sections.items() if section}
     body = [_header(report, list(shown)), *shown.values()]
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8"/>\n'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1"/>\n'
-            f"<title>concbench run {report.run.id}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
-            + "\n".join(body) + "\n</body>\n</html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8"/>\n'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"/>\n'
+        f"<title>concbench run {report.run.id}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
 
 
 # Figures as text
@@ -89,10 +97,10 @@ def _what(table: Table) -> tuple[Callable[[float], str], str, str]:
 
 # The page's parts
 
+
 def _section(name: str, title: str, *parts: str) -> str:
     """A top-level section; its id comes from its name, as the links of the header's navigation do."""
-    return (f'<section id="{_slug(name)}">\n<h2>{_e(title)}</h2>\n' + "\n".join(p for p in parts if p)
-            + "\n</section>")
+    return f'<section id="{_slug(name)}">\n<h2>{_e(title)}</h2>\n' + "\n".join(p for p in parts if p) + "\n</section>"
 
 
 def _slug(text: str) -> str:
@@ -101,16 +109,28 @@ def _slug(text: str) -> str:
 
 def _header(report: RunReport, sections: list[str]) -> str:
     run, failed = report.run, report.failed
-    facts = [("started", run.started), ("finished", run.finished or "–"), ("state", run.state),
-             ("profile", run.request.get("profile", "?")), ("asked for", _selection(run.request)),
-             ("trials", f"{len(report.trials) - len(failed)} of {len(report.trials)} verified")]
-    alert = (f'<p class="alert">{len(failed)} of {len(report.trials)} trials failed or did not verify: '
-             '<a href="#failed-trials">the failed trials</a>. A trial that is not verified never enters '
-             "a figure.</p>" if failed else "")
+    facts = [
+        ("started", run.started),
+        ("finished", run.finished or "–"),
+        ("state", run.state),
+        ("profile", run.request.get("profile", "?")),
+        ("asked for", _selection(run.request)),
+        ("trials", f"{len(report.trials) - len(failed)} of {len(report.trials)} verified"),
+    ]
+    alert = (
+        f'<p class="alert">{len(failed)} of {len(report.trials)} trials failed or did not verify: '
+        '<a href="#failed-trials">the failed trials</a>. A trial that is not verified never enters '
+        "a figure.</p>"
+        if failed
+        else ""
+    )
     nav = " · ".join(f'<a href="#{_slug(name)}">{_e(name)}</a>' for name in sections)
-    return (f'<header>\n<h1>concbench <span class="run">run {run.id}</span></h1>\n<div class="about">'
-            + _facts("Run", facts) + _facts("Environment", report.environment)
-            + f"</div>\n{alert}\n<nav>{nav}</nav>\n</header>")
+    return (
+        f'<header>\n<h1>concbench <span class="run">run {run.id}</span></h1>\n<div class="about">'
+        + _facts("Run", facts)
+        + _facts("Environment", report.environment)
+        + f"</div>\n{alert}\n<nav>{nav}</nav>\n</header>"
+    )
 
 
 def _facts(caption: str, pairs: list[tuple[str, str]]) -> str:
@@ -120,11 +140,15 @@ def _facts(caption: str, pairs: list[tuple[str, str]]) -> str:
 
 def _selection(request: dict) -> str:
     """What the run command asked for, beyond the profile."""
-    parts = [f"{key} {', '.join(map(str, request[key]))}"
-             for key in ("workloads", "runtimes", "mechanisms", "options") if request.get(key)]
+    parts = [
+        f"{key} {', '.join(map(str, request[key]))}"
+        for key in ("workloads", "runtimes", "mechanisms", "options")
+        if request.get(key)
+    ]
     parts += [f"{name}={','.join(map(str, values))}" for name, values in (request.get("params") or {}).items()]
-    parts += [f"{key} {request[key]}" for key in ("trials", "warmup", "runs", "timeout")
-              if request.get(key) is not None]
+    parts += [
+        f"{key} {request[key]}" for key in ("trials", "warmup", "runs", "timeout") if request.get(key) is not None
+    ]
     return "; ".join(parts) or "everything"
 
 
@@ -143,22 +167,28 @@ def _diagnosis(lines: list[str]) -> str:
 
 # The overview: a heatmap of every table's ratios
 
+
 def _overview(tables: list[Table]) -> str:
     shown = [t for t in tables if t.rows]
     if not shown:
         return ""
     columns = list(dict.fromkeys(r.key.row for t in shown for r in t.rows))
-    cells = {(i, columns.index(cell.key.row)): _heat(table, cell)
-             for i, table in enumerate(shown) for cell in table.rows}
+    cells = {
+        (i, columns.index(cell.key.row)): _heat(table, cell) for i, table in enumerate(shown) for cell in table.rows
+    }
     rows = [(_table_label(t) + (" [ops/s]" if t.rate_format else ""), "#" + _anchor(t)) for t in shown]
     chart = charts.heatmap(rows, columns, cells, "ratio of every cell to its table's baseline")
-    return _section("Overview", "Overview: ratio to the baseline", f'<figure class="heatmap-figure">{chart}'
-                    "<figcaption>Each cell: the median of a mechanism (column) divided by the median of "
-                    "its table's baseline (outlined, x1.00), for every table (row; click it for its details). "
-                    "For time tables a ratio below 1 is faster; for rate tables, marked [ops/s], a ratio "
-                    "above 1 is. The colour says which, whatever the kind of table: blue is better than the "
-                    "baseline, red worse, on a log scale (full colour at 100 times); grey: no verified trial; "
-                    "blank: the mechanism did not run there (n/a or unavailable).</figcaption></figure>")
+    return _section(
+        "Overview",
+        "Overview: ratio to the baseline",
+        f'<figure class="heatmap-figure">{chart}'
+        "<figcaption>Each cell: the median of a mechanism (column) divided by the median of "
+        "its table's baseline (outlined, x1.00), for every table (row; click it for its details). "
+        "For time tables a ratio below 1 is faster; for rate tables, marked [ops/s], a ratio "
+        "above 1 is. The colour says which, whatever the kind of table: blue is better than the "
+        "baseline, red worse, on a log scale (full colour at 100 times); grey: no verified trial; "
+        "blank: the mechanism did not run there (n/a or unavailable).</figcaption></figure>",
+    )
 
 
 def _heat(table: Table, cell: CellResult) -> charts.Heat:
@@ -169,14 +199,21 @@ def _heat(table: Table, cell: CellResult) -> charts.Heat:
     if ratio is None:
         return charts.Heat(None, "–", f"{where}: the baseline has no figure to compare with")
     better = ratio if table.rate_format else 1 / ratio
-    how = "as fast as" if math.isclose(better, 1) else (
-        f"{better:.3g} times as fast as" if better > 1 else f"{1 / better:.3g} times slower than")
-    return charts.Heat(math.log10(better), ratio_text(ratio),
-                       f"{where}: {ratio_text(ratio)}, {how} {table.baseline.key.row}",
-                       reference=cell is table.baseline)
+    how = (
+        "as fast as"
+        if math.isclose(better, 1)
+        else (f"{better:.3g} times as fast as" if better > 1 else f"{1 / better:.3g} times slower than")
+    )
+    return charts.Heat(
+        math.log10(better),
+        ratio_text(ratio),
+        f"{where}: {ratio_text(ratio)}, {how} {table.baseline.key.row}",
+        reference=cell is table.baseline,
+    )
 
 
 # Scaling: a line chart per sweep
+
 
 def _scaling(found: list[Sweep], styles: dict[str, int]) -> str:
     figures = [figure for figure in (_sweep_figure(sweep, styles) for sweep in found) if figure]
@@ -190,18 +227,34 @@ def _sweep_figure(sweep: Sweep, styles: dict[str, int]) -> str:
         return ""
     if any(t.delay for t in sweep.tables):  # the units sleep by design: plot what they cost, as the bars do
         what = f"overhead ({what} minus the delay every unit slept)"
-    lines = [charts.Line(row, [_point(t, row, f"{sweep.param}={v}", text) for t, v in zip(sweep.tables, sweep.values)],
-                         styles[row]) for row in rows]
+    lines = [
+        charts.Line(
+            row, [_point(t, row, f"{sweep.param}={v}", text) for t, v in zip(sweep.tables, sweep.values)], styles[row]
+        )
+        for row in rows
+    ]
     ys = [p.y for line in lines for p in line.points if p]
     log_x, log_y = charts.wide(sweep.values), charts.wide(ys)
-    chart = charts.line_chart(sweep.values, lines, lambda v: f"{v:g}", text, sweep.param, f"median {what}",
-                              f"{sweep.title}: median {what} over {sweep.param}", log_x, log_y)
+    chart = charts.line_chart(
+        sweep.values,
+        lines,
+        lambda v: f"{v:g}",
+        text,
+        sweep.param,
+        f"median {what}",
+        f"{sweep.title}: median {what} over {sweep.param}",
+        log_x,
+        log_y,
+    )
     scales = [axis for axis, log in (("x", log_x), ("y", log_y)) if log]
     summaries = [t.figure(r) for t in sweep.tables for r in t.rows if t.figure(r)]
-    caption = (f"<strong>{_e(sweep.title)}</strong> ({_e(sweep.workload)}"
-               + (f", {_e(sweep.fixed)}" if sweep.fixed else "") + f"): median {what} over {_e(sweep.param)}, "
-               f"one line per mechanism; {better}. {_whiskers(summaries)}"
-               + (f" Log scale on {' and '.join(scales)}." if scales else ""))
+    caption = (
+        f"<strong>{_e(sweep.title)}</strong> ({_e(sweep.workload)}"
+        + (f", {_e(sweep.fixed)}" if sweep.fixed else "")
+        + f"): median {what} over {_e(sweep.param)}, "
+        f"one line per mechanism; {better}. {_whiskers(summaries)}"
+        + (f" Log scale on {' and '.join(scales)}." if scales else "")
+    )
     return f'<figure class="scaling">{chart}<figcaption>{caption}</figcaption></figure>'
 
 
@@ -210,8 +263,11 @@ def _point(table: Table, row: str, where: str, text: Callable[[float], str]) -> 
     if cell is None:
         return None
     figure, shift = table.figure(cell), table.delay if not table.rate_format else 0.0
-    return charts.Point(figure.median - shift, *(b - shift for b in figure.bounds),
-                        f"{row}, {where}: {_overhead_tip(figure.median - shift, shift)}{_summary_tip(figure, text)}")
+    return charts.Point(
+        figure.median - shift,
+        *(b - shift for b in figure.bounds),
+        f"{row}, {where}: {_overhead_tip(figure.median - shift, shift)}{_summary_tip(figure, text)}",
+    )
 
 
 def _summary_tip(figure: Summary, text: Callable[[float], str]) -> str:
@@ -227,25 +283,34 @@ def _whiskers(summaries: list[Summary]) -> str:
         return "Whiskers: the 95% confidence interval of the median."
     if with_ci == 0:
         return "Whiskers: the min–max range (fewer than 6 values: too few for a 95% confidence interval)."
-    return ("Whiskers: the 95% confidence interval of the median, or the min–max range where a row has "
-            "fewer than 6 values.")
+    return (
+        "Whiskers: the 95% confidence interval of the median, or the min–max range where a row has fewer than 6 values."
+    )
 
 
 # The results: a table and two charts per workload and parameter set
 
+
 def _results(tables: list[Table]) -> str:
-    index = "".join(f'<li><a href="#{_e(_anchor(t))}">{_e(t.title)} <span class="params">{_e(t.params)}</span>'
-                    "</a></li>" for t in tables)
+    index = "".join(
+        f'<li><a href="#{_e(_anchor(t))}">{_e(t.title)} <span class="params">{_e(t.params)}</span></a></li>'
+        for t in tables
+    )
     return _section("Results", "Results", f'<ol class="index">{index}</ol>', *map(_table_section, tables))
 
 
 def _table_section(table: Table) -> str:
-    heading = (f'<h3>{_e(table.title)} <span class="workload">({_e(table.workload)})</span> '
-               f'<span class="params">{_e(table.params)}</span></h3>')
-    return (f'<section class="result" id="{_e(_anchor(table))}">\n{heading}\n'
-            + "\n".join(p for p in (_rows_table(table), _remarks(table), _unsettled(table), _charts(table),
-                                     _skipped(table)) if p)
-            + "\n</section>")
+    heading = (
+        f'<h3>{_e(table.title)} <span class="workload">({_e(table.workload)})</span> '
+        f'<span class="params">{_e(table.params)}</span></h3>'
+    )
+    return (
+        f'<section class="result" id="{_e(_anchor(table))}">\n{heading}\n'
+        + "\n".join(
+            p for p in (_rows_table(table), _remarks(table), _unsettled(table), _charts(table), _skipped(table)) if p
+        )
+        + "\n</section>"
+    )
 
 
 def _columns(table: Table) -> list[tuple[str, str, Callable[[CellResult], str]]]:
@@ -253,41 +318,87 @@ def _columns(table: Table) -> list[tuple[str, str, Callable[[CellResult], str]]]
     text, _, _ = _what(table)
     figure = table.figure
     columns = [
-        ("ops/s" if table.rate_format else "real", "the median over the timed runs of verified trials",
-         lambda c: text(figure(c).median)),
-        ("95%\u00a0CI", "the 95% confidence interval of the median; n<6: too few runs for one, the range stands in",
-         lambda c: f"{text(figure(c).ci[0])} – {text(figure(c).ci[1])}" if figure(c).ci else "n<6"),
-        ("min", "the fastest timed run" if not table.rate_format else "the slowest timed run",
-         lambda c: text(figure(c).min)),
-        ("max", "the slowest timed run" if not table.rate_format else "the fastest timed run",
-         lambda c: text(figure(c).max)),
-        ("cv", "coefficient of variation: standard deviation / mean",
-         lambda c: f"{figure(c).cv:.1%}" if figure(c).n > 1 else "–"),
-        ("ratio", "median / median of the baseline" + (" (above 1 is faster)" if table.rate_format else ""),
-         lambda c: ratio_text(table.ratio(c)) if table.ratio(c) is not None else "–"),
+        (
+            "ops/s" if table.rate_format else "real",
+            "the median over the timed runs of verified trials",
+            lambda c: text(figure(c).median),
+        ),
+        (
+            "95%\u00a0CI",
+            "the 95% confidence interval of the median; n<6: too few runs for one, the range stands in",
+            lambda c: f"{text(figure(c).ci[0])} – {text(figure(c).ci[1])}" if figure(c).ci else "n<6",
+        ),
+        (
+            "min",
+            "the fastest timed run" if not table.rate_format else "the slowest timed run",
+            lambda c: text(figure(c).min),
+        ),
+        (
+            "max",
+            "the slowest timed run" if not table.rate_format else "the fastest timed run",
+            lambda c: text(figure(c).max),
+        ),
+        (
+            "cv",
+            "coefficient of variation: standard deviation / mean",
+            lambda c: f"{figure(c).cv:.1%}" if figure(c).n > 1 else "–",
+        ),
+        (
+            "ratio",
+            "median / median of the baseline" + (" (above 1 is faster)" if table.rate_format else ""),
+            lambda c: ratio_text(table.ratio(c)) if table.ratio(c) is not None else "–",
+        ),
     ]
     if table.delay:
-        columns.append(("overhead", f"real time minus the {_seconds(table.delay)} every unit slept",
-                        lambda c: _seconds(table.overhead(c))))
+        columns.append(
+            (
+                "overhead",
+                f"real time minus the {_seconds(table.delay)} every unit slept",
+                lambda c: _seconds(table.overhead(c)),
+            )
+        )
     columns += [
         ("user", "median CPU time in user mode", lambda c: _seconds(c.user.median)),
         ("system", "median CPU time in the kernel", lambda c: _seconds(c.system.median)),
-        ("memory", "median peak RSS of a trial process; * the whole process tree",
-         lambda c: _megabytes(c.memory_kb.median) + ("*" if c.memory_is_tree else "") if c.memory_kb else "–"),
-        ("net", "memory minus its kit's floor: the peak RSS of the runtime's kit answering a request to do nothing",
-         lambda c: _megabytes(c.memory_kb.median - table.floor_kb(c)) if c.memory_kb and table.floor_kb(c) else "–"),
-        ("units", "threads, fibers, processes... started per run" + (" (the median run)" if table.rate_format else ""),
-         lambda c: _units((c.median_run.units,) if table.rate_format else c.units)),
-        ("live", "the most units alive at once" + (" (the median run)" if table.rate_format else ""),
-         lambda c: _units(_live(table, c))),
-        *((name, f"the share of its {table.spec.evidence[name].of} events that went the concurrent way: "
-                 f"{table.spec.evidence[name].share}; ?: not observable",
-           lambda c, name=name: share_text({o.name: o for o in table.observed(c)}.get(name)))
-          for name in evidence_names(table)),
-        ("switches", "context switches per trial process (wait4, medians): voluntary (waits) / involuntary "
-                     "(preemptions)", _switches),
-        ("warm-up (discarded)", "median real time of the warm-up runs: measured and verified, never counted",
-         lambda c: _seconds(c.warmup_real.median) if c.warmup_real else "–"),
+        (
+            "memory",
+            "median peak RSS of a trial process; * the whole process tree",
+            lambda c: _megabytes(c.memory_kb.median) + ("*" if c.memory_is_tree else "") if c.memory_kb else "–",
+        ),
+        (
+            "net",
+            "memory minus its kit's floor: the peak RSS of the runtime's kit answering a request to do nothing",
+            lambda c: _megabytes(c.memory_kb.median - table.floor_kb(c)) if c.memory_kb and table.floor_kb(c) else "–",
+        ),
+        (
+            "units",
+            "threads, fibers, processes... started per run" + (" (the median run)" if table.rate_format else ""),
+            lambda c: _units((c.median_run.units,) if table.rate_format else c.units),
+        ),
+        (
+            "live",
+            "the most units alive at once" + (" (the median run)" if table.rate_format else ""),
+            lambda c: _units(_live(table, c)),
+        ),
+        *(
+            (
+                name,
+                f"the share of its {table.spec.evidence[name].of} events that went the concurrent way: "
+                f"{table.spec.evidence[name].share}; ?: not observable",
+                lambda c, name=name: share_text({o.name: o for o in table.observed(c)}.get(name)),
+            )
+            for name in evidence_names(table)
+        ),
+        (
+            "switches",
+            "context switches per trial process (wait4, medians): voluntary (waits) / involuntary (preemptions)",
+            _switches,
+        ),
+        (
+            "warm-up (discarded)",
+            "median real time of the warm-up runs: measured and verified, never counted",
+            lambda c: _seconds(c.warmup_real.median) if c.warmup_real else "–",
+        ),
     ]
     return columns
 
@@ -316,13 +427,20 @@ def _rows_table(table: Table) -> str:
         base = cell is table.baseline
         tag, row_class = ('<span class="tag">baseline</span>', ' class="baseline"') if base else ("", "")
         tag += "".join(f'<span class="tag mark" title="{_e(m.seen)}">{_e(m.word)}</span>' for m in table.marks(cell))
-        figures = ("".join(f'<td class="num">{_e(value(cell))}</td>' for _, _, value in columns)
-                   if table.figure(cell) else f'<td class="none" colspan="{len(columns)}">no verified trial</td>')
-        body.append(f'<tr{row_class}><th class="mech">{_e(cell.key.row)}{tag}</th>{figures}'
-                    f'<td class="num">{_trials(cell)}</td></tr>')
-    return (f'<div class="scroll"><table class="rows"><thead><tr><th>mechanism</th>{head}'
-            '<th class="num" title="verified / run">trials</th></tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table></div>')
+        figures = (
+            "".join(f'<td class="num">{_e(value(cell))}</td>' for _, _, value in columns)
+            if table.figure(cell)
+            else f'<td class="none" colspan="{len(columns)}">no verified trial</td>'
+        )
+        body.append(
+            f'<tr{row_class}><th class="mech">{_e(cell.key.row)}{tag}</th>{figures}'
+            f'<td class="num">{_trials(cell)}</td></tr>'
+        )
+    return (
+        f'<div class="scroll"><table class="rows"><thead><tr><th>mechanism</th>{head}'
+        '<th class="num" title="verified / run">trials</th></tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def _trials(cell: CellResult) -> str:
@@ -341,8 +459,10 @@ def _unsettled(table: Table) -> str:
     pairs = table.unsettled()
     if not pairs:
         return ""
-    items = "".join(f"<li>{_e(a.key.row)} and {_e(b.key.row)}: intervals overlap, "
-                    "their order is not settled by this run</li>" for a, b in pairs)
+    items = "".join(
+        f"<li>{_e(a.key.row)} and {_e(b.key.row)}: intervals overlap, their order is not settled by this run</li>"
+        for a, b in pairs
+    )
     return f'<ul class="warn">{items}</ul>'
 
 
@@ -351,8 +471,10 @@ def _skipped(table: Table) -> str:
     reasons: dict[tuple[str, str], list[str]] = {}
     for s in table.skipped:
         reasons.setdefault((s.kind, s.reason), []).append(s.row)
-    items = "".join(f'<li><span class="kind">{_e(kind)}</span> {_e(", ".join(rows))}: {_e(reason)}</li>'
-                    for (kind, reason), rows in reasons.items())
+    items = "".join(
+        f'<li><span class="kind">{_e(kind)}</span> {_e(", ".join(rows))}: {_e(reason)}</li>'
+        for (kind, reason), rows in reasons.items()
+    )
     return f'<ul class="skipped">{items}</ul>' if items else ""
 
 
@@ -360,21 +482,34 @@ def _charts(table: Table) -> str:
     rows = [r for r in table.rows if table.figure(r)]
     if not rows:
         return ""
-    return (f'<div class="charts">{_time_chart(table, rows)}'
-            + _memory_chart(table, [r for r in rows if r.memory_kb]) + "</div>")
+    return (
+        f'<div class="charts">{_time_chart(table, rows)}'
+        + _memory_chart(table, [r for r in rows if r.memory_kb])
+        + "</div>"
+    )
 
 
 def _time_chart(table: Table, rows: list[CellResult]) -> str:
     text, what, better = _what(table)
-    shift = table.delay if not table.rate_format else 0.0   # the overhead, as the seed charts it
+    shift = table.delay if not table.rate_format else 0.0  # the overhead, as the seed charts it
     summaries = [table.figure(r) for r in rows]
-    bars = [charts.Bar(r.key.row, s.median - shift, s.bounds[0] - shift, s.bounds[1] - shift,
-                       text(s.median - shift), f"{r.key.row}: {_overhead_tip(s.median - shift, shift)}"
-                       f"{_summary_tip(s, text)}") for r, s in zip(rows, summaries)]
+    bars = [
+        charts.Bar(
+            r.key.row,
+            s.median - shift,
+            s.bounds[0] - shift,
+            s.bounds[1] - shift,
+            text(s.median - shift),
+            f"{r.key.row}: {_overhead_tip(s.median - shift, shift)}{_summary_tip(s, text)}",
+        )
+        for r, s in zip(rows, summaries)
+    ]
     name = f"overhead: {what} minus the {_seconds(shift)} every unit slept" if shift else f"median {what}"
     chart = charts.bar_chart(bars, text, f"{table.title} {table.params}: {name}")
-    return (f'<figure class="time">{chart}<figcaption><strong>{_e(name[0].upper() + name[1:])}</strong>, '
-            f"{better}. {_whiskers(summaries)}</figcaption></figure>")
+    return (
+        f'<figure class="time">{chart}<figcaption><strong>{_e(name[0].upper() + name[1:])}</strong>, '
+        f"{better}. {_whiskers(summaries)}</figcaption></figure>"
+    )
 
 
 def _overhead_tip(overhead: float, delay: float) -> str:
@@ -384,33 +519,49 @@ def _overhead_tip(overhead: float, delay: float) -> str:
 def _memory_chart(table: Table, rows: list[CellResult]) -> str:
     if not rows:
         return ""
-    bars = [charts.Bar(r.key.row, r.memory_kb.median / 1024, *(b / 1024 for b in r.memory_kb.bounds),
-                       _megabytes(r.memory_kb.median) + ("*" if r.memory_is_tree else ""),
-                       f"{r.key.row}: {_summary_tip(r.memory_kb, _megabytes)}") for r in rows]
+    bars = [
+        charts.Bar(
+            r.key.row,
+            r.memory_kb.median / 1024,
+            *(b / 1024 for b in r.memory_kb.bounds),
+            _megabytes(r.memory_kb.median) + ("*" if r.memory_is_tree else ""),
+            f"{r.key.row}: {_summary_tip(r.memory_kb, _megabytes)}",
+        )
+        for r in rows
+    ]
     chart = charts.bar_chart(bars, lambda mb: f"{mb:g} MB", f"{table.title} {table.params}: peak memory")
-    tree = " * the whole process tree (the parent's peak and each child's private memory)." \
-        if any(r.memory_is_tree for r in rows) else ""
-    return (f'<figure class="memory">{chart}<figcaption><strong>Peak memory</strong> (median peak RSS of a '
-            f"trial process), lower is better. {_whiskers([r.memory_kb for r in rows])}{tree}</figcaption></figure>")
+    tree = (
+        " * the whole process tree (the parent's peak and each child's private memory)."
+        if any(r.memory_is_tree for r in rows)
+        else ""
+    )
+    return (
+        f'<figure class="memory">{chart}<figcaption><strong>Peak memory</strong> (median peak RSS of a '
+        f"trial process), lower is better. {_whiskers([r.memory_kb for r in rows])}{tree}</figcaption></figure>"
+    )
 
 
 # Failed trials
+
 
 def _failures(failed: list[TrialRecord]) -> str:
     if not failed:
         return ""
     cells = {cell: i for i, cell in enumerate(dict.fromkeys(t.cell for t in failed))}  # each cell's trials together
     rows = "".join(
-        f"<tr><td>{_e(t.cell.workload)} <span class=\"params\">{_e(t.cell.params_text)}</span></td>"
+        f'<tr><td>{_e(t.cell.workload)} <span class="params">{_e(t.cell.params_text)}</span></td>'
         f'<td class="mech">{_e(t.cell.row)}</td><td class="num">{t.trial + 1}</td>'
         f'<td class="status">{_e(str(t.status).upper())}</td><td>{_e(t.detail)}{_stderr(t.stderr)}</td></tr>'
-        for t in sorted(failed, key=lambda t: (cells[t.cell], t.trial)))
-    return _section("Failed trials", f"Failed trials ({len(failed)})",
-                    "<p>Every trial that failed or did not verify, with the end of its stderr; none of them "
-                    "enters a figure.</p>",
-                    f'<div class="scroll"><table class="failed"><thead><tr><th>workload</th><th>mechanism</th>'
-                    f'<th class="num">trial</th><th>status</th><th>detail</th></tr></thead>'
-                    f"<tbody>{rows}</tbody></table></div>")
+        for t in sorted(failed, key=lambda t: (cells[t.cell], t.trial))
+    )
+    return _section(
+        "Failed trials",
+        f"Failed trials ({len(failed)})",
+        "<p>Every trial that failed or did not verify, with the end of its stderr; none of them enters a figure.</p>",
+        f'<div class="scroll"><table class="failed"><thead><tr><th>workload</th><th>mechanism</th>'
+        f'<th class="num">trial</th><th>status</th><th>detail</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table></div>",
+    )
 
 
 def _stderr(stderr: str) -> str:
@@ -448,8 +599,7 @@ READING = (
     "overlapped is marked serial; one where under 1% of the events did carries the spec's word "
     "(uncontended, unblocked, no switch), with what was observed under its table. Such rows are honest "
     "(a GVL is real) but they show no contention.",
-    "switches: the trial process's context switches (wait4): voluntary ones are waits, involuntary ones "
-    "preemptions.",
+    "switches: the trial process's context switches (wait4): voluntary ones are waits, involuntary ones preemptions.",
 )
 
 

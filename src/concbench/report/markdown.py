@@ -9,42 +9,54 @@ through to the page; stderr goes in fenced blocks, where nothing is markup."""
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from textwrap import dedent
-from typing import Callable
 
 from ..display import printable
 from ..store import RunInfo
-from .aggregate import CellResult, Table, ratio_text
+from .aggregate import CellResult, Table, ratio_text, units_text
 from .document import RunReport
-from .aggregate import units_text
-from .terminal import (LEGEND, check_text, cv_text, evidence_names, failure_lines, interval_text, share_text, si,
-                       skipped_reasons)
+from .terminal import (
+    LEGEND,
+    check_text,
+    cv_text,
+    evidence_names,
+    failure_lines,
+    interval_text,
+    share_text,
+    si,
+    skipped_reasons,
+)
 
 
 def render(report: RunReport) -> str:
     run = report.run
-    parts = [f"## concbench run {run.id}",
-             f"{_inline(run.request.get('profile'))} profile, started {_inline(run.started)}, "
-             f"{_inline(run.state)}."]
+    parts = [
+        f"## concbench run {run.id}",
+        f"{_inline(run.request.get('profile'))} profile, started {_inline(run.started)}, {_inline(run.state)}.",
+    ]
     for table in report.tables:
         parts += _table(table)
     # The legend as one paragraph: its line that opens with "* " would be a list item.
     parts.append(" ".join(LEGEND.splitlines()))
     if report.diagnosis:
         parts += ["### Diagnosis", _paragraphs([_inline(line) for line in report.diagnosis])]
-    parts += ["### Environment",
-              "\n".join(f"- {_inline(label)}: {_inline(value)}" for label, value in report.environment),
-              _produced_by(run)]
+    parts += [
+        "### Environment",
+        "\n".join(f"- {_inline(label)}: {_inline(value)}" for label, value in report.environment),
+        _produced_by(run),
+    ]
     return "\n\n".join(parts) + "\n"
 
 
 @dataclass(frozen=True)
 class Layout:
     """The seed's figure columns: their headers and a cell's values."""
+
     headers: tuple[str, ...]
     figures: Callable[[CellResult], list[str]]
-    cv: bool = True   # False where the figures already show the coefficient of variation
+    cv: bool = True  # False where the figures already show the coefficient of variation
 
 
 def _benchmark(cell: CellResult) -> list[str]:
@@ -58,8 +70,12 @@ def _executions(cell: CellResult) -> list[str]:
 
 def _ips(cell: CellResult) -> list[str]:
     rate, runs = cell.rate, cell.rated_runs
-    return [si(rate.median), f"{rate.cv * 100:.1f}%" if rate.n > 1 else "-",
-            si(sum(s.ops for s in runs)), f"{sum(s.wall_ns for s in runs) / 1e9:.6f}s"]
+    return [
+        si(rate.median),
+        f"{rate.cv * 100:.1f}%" if rate.n > 1 else "-",
+        si(sum(s.ops for s in runs)),
+        f"{sum(s.wall_ns for s in runs) / 1e9:.6f}s",
+    ]
 
 
 LAYOUTS = {
@@ -76,8 +92,10 @@ def _table(table: Table) -> list[str]:
     params = f": {_inline(table.params)}" if table.params else ""
     parts = [f"### {_inline(table.title)} ({_inline(table.workload)}){params}", _grid(table)]
     remarks = [f"- {_inline(row)}: {_inline(what)}" for row, what in table.remarks()]
-    unsettled = [f"- not settled: {_inline(a.key.row)} and {_inline(b.key.row)} (their intervals overlap)"
-                 for a, b in table.unsettled()]
+    unsettled = [
+        f"- not settled: {_inline(a.key.row)} and {_inline(b.key.row)} (their intervals overlap)"
+        for a, b in table.unsettled()
+    ]
     if remarks or unsettled:
         parts.append("\n".join(remarks + unsettled))
     failures = [line.plain for cell in table.rows for line in failure_lines(cell)]
@@ -89,9 +107,19 @@ def _table(table: Table) -> list[str]:
 def _grid(table: Table) -> str:
     """The Markdown table: the baseline marked, then the cells that did not run, with why."""
     layout = LAYOUTS[table.rate_format]
-    headers = ["mechanism", *layout.headers, *(["overhead"] if table.delay else []), "ratio", "95% CI",
-               *(["cv"] if layout.cv else []), "memory", "units", "live", *map(_cell, evidence_names(table)),
-               "trials"]
+    headers = [
+        "mechanism",
+        *layout.headers,
+        *(["overhead"] if table.delay else []),
+        "ratio",
+        "95% CI",
+        *(["cv"] if layout.cv else []),
+        "memory",
+        "units",
+        "live",
+        *map(_cell, evidence_names(table)),
+        "trials",
+    ]
     rows = [_row(headers), _row([":---"] + ["---:"] * (len(headers) - 1))]
     for cell in table.rows:
         label = _cell(cell.key.row) + (" (baseline)" if cell is table.baseline else "")
@@ -99,8 +127,9 @@ def _grid(table: Table) -> str:
             rows.append(_row([label, "no verified trial", *[""] * (len(headers) - 3), check_text(cell).plain]))
         else:
             rows.append(_row([label, *layout.figures(cell), *_tail(table, cell, layout)]))
-    rows += [_row([_cell(names), _cell(why), *[""] * (len(headers) - 2)])
-             for why, names in skipped_reasons(table).items()]
+    rows += [
+        _row([_cell(names), _cell(why), *[""] * (len(headers) - 2)]) for why, names in skipped_reasons(table).items()
+    ]
     return "\n".join(rows)
 
 
@@ -110,16 +139,22 @@ def _tail(table: Table, cell: CellResult, layout: Layout) -> list[str]:
     ratio = table.ratio(cell)
     # A time-boxed run creates as many units as it had time for: the median run's, as the terminal shows.
     run = cell.median_run if table.rate_format else None
-    units, live = ((run.units,), (run.peak_live,) if run.peak_live is not None else ()) if run else \
-        (cell.units, cell.peaks)
+    units, live = (
+        ((run.units,), (run.peak_live,) if run.peak_live is not None else ()) if run else (cell.units, cell.peaks)
+    )
     shares = {o.name: o for o in table.observed(cell)}
     marks = ", ".join(m.word for m in table.marks(cell))
-    return [*([f"{table.overhead(cell):.6f}"] if table.delay else []),
-            ratio_text(ratio) if ratio is not None else "-",
-            interval_text(figure), *([cv_text(figure)] if layout.cv else []),
-            _memory(cell), units_text(units), units_text(live),
-            *(share_text(shares.get(name)) for name in evidence_names(table)),
-            check_text(cell).plain + (f" **{_cell(marks)}**" if marks else "")]
+    return [
+        *([f"{table.overhead(cell):.6f}"] if table.delay else []),
+        ratio_text(ratio) if ratio is not None else "-",
+        interval_text(figure),
+        *([cv_text(figure)] if layout.cv else []),
+        _memory(cell),
+        units_text(units),
+        units_text(live),
+        *(share_text(shares.get(name)) for name in evidence_names(table)),
+        check_text(cell).plain + (f" **{_cell(marks)}**" if marks else ""),
+    ]
 
 
 def _memory(cell: CellResult) -> str:
@@ -164,5 +199,4 @@ def _paragraphs(lines: list[str]) -> str:
 
 def _produced_by(run: RunInfo) -> str:
     commit = run.environment.get("concbench") or "an unknown commit"
-    return (f"Produced by concbench {_inline(commit)} from run {run.id} "
-            f"(`concbench report {run.id} --format md`).")
+    return f"Produced by concbench {_inline(commit)} from run {run.id} (`concbench report {run.id} --format md`)."

@@ -18,10 +18,17 @@ def trial_record(run: RunInfo, t: TrialRecord) -> dict:
         "status": str(t.status),
         "detail": t.detail,
         "expected": t.expected,
-        "process": {"wall_ns": t.wall_ns, "user_ns": t.user_ns, "sys_ns": t.sys_ns,
-                    "maxrss_kb": t.maxrss_kb, "exit_code": t.exit_code, "signal": t.signal,
-                    "voluntary_switches": t.voluntary_switches,
-                    "involuntary_switches": t.involuntary_switches, "strays": t.strays},
+        "process": {
+            "wall_ns": t.wall_ns,
+            "user_ns": t.user_ns,
+            "sys_ns": t.sys_ns,
+            "maxrss_kb": t.maxrss_kb,
+            "exit_code": t.exit_code,
+            "signal": t.signal,
+            "voluntary_switches": t.voluntary_switches,
+            "involuntary_switches": t.involuntary_switches,
+            "strays": t.strays,
+        },
         "peak_kb": t.peak_kb,
         "memory_method": t.memory_method,
         "tree_rss_kb": t.tree_rss_kb,
@@ -60,12 +67,16 @@ def cell_record(table: Table, cell: CellResult) -> dict:
 
 
 def _key(key: CellKey) -> dict:
-    return {"workload": key.workload, "runtime": key.runtime, "mechanism": key.mechanism,
-            "options": list(key.options), "params": dict(key.params)}
+    return {
+        "workload": key.workload,
+        "runtime": key.runtime,
+        "mechanism": key.mechanism,
+        "options": list(key.options),
+        "params": dict(key.params),
+    }
 
 
 def _summary(s: Summary | None) -> dict | None:
     if s is None:
         return None
-    return {"n": s.n, "median": s.median, "ci": list(s.ci) if s.ci else None,
-            "min": s.min, "max": s.max, "cv": s.cv}
+    return {"n": s.n, "median": s.median, "ci": list(s.ci) if s.ci else None, "min": s.min, "max": s.max, "cv": s.cv}

@@ -6,8 +6,8 @@ Every line is a rich Text, which is never read as markup; text from a run
 (names, titles, reasons, details, stderr, the environment) goes through
 printable, so that it cannot move the cursor or clear the screen either."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from rich.text import Text
 
@@ -47,8 +47,12 @@ def run_header(run: RunInfo, described: list[tuple[str, str]] | None = None) -> 
     """The run, then its environment (described, or else its stored fingerprint)."""
     described = described or environment.describe(run.environment)
     return Text.assemble(
-        (f"run {run.id}", "bold"), printable(f"  {run.started}  {run.request.get('profile')} profile  {run.state}"),
-        "\n", printable("; ".join(f"{label} {value}" for label, value in described)), style=None)
+        (f"run {run.id}", "bold"),
+        printable(f"  {run.started}  {run.request.get('profile')} profile  {run.state}"),
+        "\n",
+        printable("; ".join(f"{label} {value}" for label, value in described)),
+        style=None,
+    )
 
 
 def _heading(table: Table) -> str:
@@ -56,29 +60,41 @@ def _heading(table: Table) -> str:
 
 
 def render(table: Table) -> list[Text]:
-    width = max([len(printable(r.key.row)) for r in table.rows] + [len(printable(s.row)) for s in table.skipped]
-                + [12])
+    width = max([len(printable(r.key.row)) for r in table.rows] + [len(printable(s.row)) for s in table.skipped] + [12])
     layout = LAYOUTS[table.rate_format]
     header = layout.header(width) + ("   overhead" if table.delay else "")
     evidence = "".join(f" {printable(name):>{_evidence_width(name)}}" for name in evidence_names(table))
-    lines = [Text(_heading(table), style="bold"),
-             Text(header + "     ratio" + _SPREAD_HEADER + _TAIL_HEADER.format(evidence=evidence), style="dim")]
+    lines = [
+        Text(_heading(table), style="bold"),
+        Text(header + "     ratio" + _SPREAD_HEADER + _TAIL_HEADER.format(evidence=evidence), style="dim"),
+    ]
     for cell in table.rows:
         label = layout.label(printable(cell.key.row), width)
         if table.figure(cell) is None:
-            lines.append(Text.assemble(label, " " * (len(header) - len(label)),
-                                       ("no verified trial", "red"), "  ", check_text(cell)))
+            lines.append(
+                Text.assemble(
+                    label, " " * (len(header) - len(label)), ("no verified trial", "red"), "  ", check_text(cell)
+                )
+            )
         else:
             spread = _spread(table.figure(cell), with_cv=layout.cv)
             overhead = f" {table.overhead(cell):10.6f}" if table.delay else ""
-            lines.append(Text.assemble(label, layout.figures(cell), overhead, _ratio(table.ratio(cell)),
-                                       spread, _tail(table, cell)))
-    lines += [Text(f"{printable(rows):<{width}}  {printable(why)}", style="dim")
-              for why, rows in skipped_reasons(table).items()]
-    lines += [Text.assemble(f"{printable(row):<{width}}  ", (printable(what), "yellow"))
-              for row, what in table.remarks()]
-    lines += [Text(printable(f"not settled: {a.key.row} and {b.key.row} (their intervals overlap)"), style="yellow")
-              for a, b in table.unsettled()]
+            lines.append(
+                Text.assemble(
+                    label, layout.figures(cell), overhead, _ratio(table.ratio(cell)), spread, _tail(table, cell)
+                )
+            )
+    lines += [
+        Text(f"{printable(rows):<{width}}  {printable(why)}", style="dim")
+        for why, rows in skipped_reasons(table).items()
+    ]
+    lines += [
+        Text.assemble(f"{printable(row):<{width}}  ", (printable(what), "yellow")) for row, what in table.remarks()
+    ]
+    lines += [
+        Text(printable(f"not settled: {a.key.row} and {b.key.row} (their intervals overlap)"), style="yellow")
+        for a, b in table.unsettled()
+    ]
     lines += [line for cell in table.rows for line in failure_lines(cell)]
     return lines
 
@@ -86,37 +102,40 @@ def render(table: Table) -> list[Text]:
 @dataclass(frozen=True)
 class Layout:
     """How a table's rows start: the header over the figures, the row label, the figures."""
+
     header: Callable[[int], str]
     label: Callable[[str, int], str]
     figures: Callable[[CellResult], str]
-    cv: bool = True   # False where the figures already show the coefficient of variation
+    cv: bool = True  # False where the figures already show the coefficient of variation
 
 
 def _benchmark(cell: CellResult) -> str:
-    return (f" {cell.user.median:10.6f} {cell.system.median:10.6f} {cell.total.median:10.6f} "
-            f"({cell.real.median:10.6f})")
+    return f" {cell.user.median:10.6f} {cell.system.median:10.6f} {cell.total.median:10.6f} ({cell.real.median:10.6f})"
 
 
 def _executions(cell: CellResult) -> str:
     run = cell.median_run
-    return (f" {run.ops:>12} executions in {run.wall_ns / 1e9:.4f} seconds"
-            f" {si(cell.rate.median):>10}")
+    return f" {run.ops:>12} executions in {run.wall_ns / 1e9:.4f} seconds {si(cell.rate.median):>10}"
 
 
 def _ips(cell: CellResult) -> str:
     rate, runs = cell.rate, cell.rated_runs
     spread = f"(± {rate.cv * 100:4.1f}%)" if rate.n > 1 else "(     - )"
-    return (f" {si(rate.median):>10} {spread} i/s - {si(sum(s.ops for s in runs)):>10} "
-            f"in {sum(s.wall_ns for s in runs) / 1e9:11.6f}s")
+    return (
+        f" {si(rate.median):>10} {spread} i/s - {si(sum(s.ops for s in runs)):>10} "
+        f"in {sum(s.wall_ns for s in runs) / 1e9:11.6f}s"
+    )
 
 
 LAYOUTS = {
     # Ruby's Benchmark, as the UringMachine seed prints it.
-    None: Layout(lambda w: f"{'':<{w}}       user     system      total        real",
-                 lambda row, w: f"{row:<{w}}", _benchmark),
+    None: Layout(
+        lambda w: f"{'':<{w}}       user     system      total        real", lambda row, w: f"{row:<{w}}", _benchmark
+    ),
     # Concurrently's "proc.call:   11048400 executions in 1.0000 seconds", then ops/s.
-    "executions": Layout(lambda w: f"{'':<{w + 1}}{'':>42}{'ops/s':>11}",
-                         lambda row, w: f"{row + ':':<{w + 1}}", _executions),
+    "executions": Layout(
+        lambda w: f"{'':<{w + 1}}{'':>42}{'ops/s':>11}", lambda row, w: f"{row + ':':<{w + 1}}", _executions
+    ),
     # benchmark-ips, as the Pbt seed prints it: "39.273 (± 2.5%) i/s - 198.000 in 5.042910s".
     "ips": Layout(lambda w: f"{'':<{w}}{'':>56}", lambda row, w: f"{row:>{w}}", _ips, cv=False),
 }
@@ -150,8 +169,9 @@ def _tail(table: Table, cell: CellResult) -> Text:
     # A time-boxed run creates as many units as it had time for: show the
     # median run's, the run whose count the row prints.
     run = cell.median_run if table.rate_format else None
-    units, live = ((run.units,), (run.peak_live,) if run.peak_live is not None else ()) if run else \
-        (cell.units, cell.peaks)
+    units, live = (
+        ((run.units,), (run.peak_live,) if run.peak_live is not None else ()) if run else (cell.units, cell.peaks)
+    )
     shares = {o.name: o for o in table.observed(cell)}
     marks = table.marks(cell)
     return Text.assemble(
@@ -159,7 +179,8 @@ def _tail(table: Table, cell: CellResult) -> Text:
         "*" if cell.memory_is_tree else " ",
         f" {units_text(units):>9} {units_text(live):>8}",
         *(f" {share_text(shares.get(name)):>{_evidence_width(name)}}" for name in evidence_names(table)),
-        "  ", check_text(cell),
+        "  ",
+        check_text(cell),
         (printable("  " + ", ".join(m.word for m in marks)), "bold yellow") if marks else "",
     )
 
@@ -211,8 +232,11 @@ def failure_lines(cell: CellResult) -> list[Text]:
     lines = []
     for (status, detail, stderr), numbers in seen.items():
         which = "trial" + ("s " if len(numbers) > 1 else " ") + ", ".join(map(str, numbers))
-        lines.append(Text.assemble(printable(f"  {cell.key.row} {which}: "), (status.upper(), "bold red"),
-                                   printable(f": {detail}")))
+        lines.append(
+            Text.assemble(
+                printable(f"  {cell.key.row} {which}: "), (status.upper(), "bold red"), printable(f": {detail}")
+            )
+        )
         lines += [Text(f"    | {printable(line)[:160]}", style="dim") for line in stderr.strip().splitlines()[-3:]]
     return lines
 
@@ -228,15 +252,26 @@ def render_changes(changes: list[Change]) -> list[Text]:
         table = group[0].table
         width = max([len(printable(c.row)) for c in group] + [12])
         unit = "ops/s" if table.rate_format else "real"
-        lines += [Text(), Text(_heading(table), style="bold"),
-                  Text(f"{'':<{width}} {'before ' + unit:>14} {'after ' + unit:>14}      ratio         p  change",
-                       style="dim")]
+        lines += [
+            Text(),
+            Text(_heading(table), style="bold"),
+            Text(
+                f"{'':<{width}} {'before ' + unit:>14} {'after ' + unit:>14}      ratio         p  change", style="dim"
+            ),
+        ]
         for change in group:
             before, after = change.medians
             ratio = _ratio(after / before) if before and after else f"{'-':>10}"
             p = f"{change.p:9.3f}" if change.p is not None else f"{'-':>9}"
-            lines.append(Text.assemble(f"{printable(change.row):<{width}} {_figure(table, before)} "
-                                       f"{_figure(table, after)}", ratio, p, "  ", _verdict(change)))
+            lines.append(
+                Text.assemble(
+                    f"{printable(change.row):<{width}} {_figure(table, before)} {_figure(table, after)}",
+                    ratio,
+                    p,
+                    "  ",
+                    _verdict(change),
+                )
+            )
     return lines
 
 
@@ -258,10 +293,14 @@ def _verdict(change: Change) -> Text:
             return Text(f"no change ({slowdown:+.1%}, {why})", style="dim")
         case Verdict.UNTESTABLE:
             n, m = change.sizes
-            return Text(f"untested ({slowdown:+.1%}): {n} and {m} runs cannot give p < {ALPHA}",
-                        style="yellow")
-    missing = ("only in the after run" if change.before is None else
-               "only in the before run" if change.after is None else "no verified run on one side")
+            return Text(f"untested ({slowdown:+.1%}): {n} and {m} runs cannot give p < {ALPHA}", style="yellow")
+    missing = (
+        "only in the after run"
+        if change.before is None
+        else "only in the before run"
+        if change.after is None
+        else "no verified run on one side"
+    )
     return Text(missing, style="yellow")
 
 
@@ -269,9 +308,10 @@ def change_summary(changes: list[Change]) -> str:
     if not changes:
         return "no cells in either run"
     counts = {verdict: sum(c.verdict == verdict for c in changes) for verdict in Verdict}
-    return (", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n) +
-            f" (a change is called at p < {ALPHA} and {changes[0].threshold:.0%} or more)")
-
+    return (
+        ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n)
+        + f" (a change is called at p < {ALPHA} and {changes[0].threshold:.0%} or more)"
+    )
 
 
 HISTORY_LEGEND = (
@@ -290,31 +330,43 @@ def render_history(history: History) -> list[Text]:
     latest = history.latest
     table, width = latest.table, max(len(f"run {p.run.id}") for p in history.points)
     unit = "ops/s" if table.rate_format else "real"
-    lines = [Text(f"{_heading(table)}  {printable(latest.cell.key.row)}", style="bold"),
-             Text(f"  {'':<{width}}  {'started':<16}  {'commit':<13}{unit:>14}  {'interval':<18}{'ratio':>10}",
-                  style="dim")]
+    lines = [
+        Text(f"{_heading(table)}  {printable(latest.cell.key.row)}", style="bold"),
+        Text(f"  {'':<{width}}  {'started':<16}  {'commit':<13}{unit:>14}  {'interval':<18}{'ratio':>10}", style="dim"),
+    ]
     lines += [_history_line(point, width) for point in history.points]
     if len(history.points) == 1:
         lines[-1].append("  one run, nothing to compare", style="dim")
     if history.drift:
         drift = history.drift
-        lines.append(Text.assemble(f"  run {drift.previous.run.id} to run {drift.run.id}: "
-                                   f"{ratio_text(_ratio_of(drift.change))}  ", _called(drift, "drift")))
+        lines.append(
+            Text.assemble(
+                f"  run {drift.previous.run.id} to run {drift.run.id}: {ratio_text(_ratio_of(drift.change))}  ",
+                _called(drift, "drift"),
+            )
+        )
     return lines
 
 
 def _history_line(point: Point, width: int) -> Text:
     run = point.run
-    start = printable(f"  {'run ' + str(run.id):<{width}}  {run.started[:16].replace('T', ' '):<16}  "
-                      f"{point.commit or '?':<13}")
+    start = printable(
+        f"  {'run ' + str(run.id):<{width}}  {run.started[:16].replace('T', ' '):<16}  {point.commit or '?':<13}"
+    )
     state = Text(printable(f"  {run.state}") if run.state != "complete" else "", style="yellow")
     if point.figure is None:
         return Text.assemble(start, ("  no verified trial ", "red"), check_text(point.cell), state)
     if point.change is None:
-        return Text.assemble(start, _figure(point.table, point.figure.median), f"  {_interval(point.figure)}",
-                             state)
-    return Text.assemble(start, _figure(point.table, point.figure.median), f"  {_interval(point.figure):<18}",
-                         _ratio(_ratio_of(point.change)), "  ", _called(point, "step"), state)
+        return Text.assemble(start, _figure(point.table, point.figure.median), f"  {_interval(point.figure)}", state)
+    return Text.assemble(
+        start,
+        _figure(point.table, point.figure.median),
+        f"  {_interval(point.figure):<18}",
+        _ratio(_ratio_of(point.change)),
+        "  ",
+        _called(point, "step"),
+        state,
+    )
 
 
 def _ratio_of(change: Change) -> float:
@@ -339,8 +391,10 @@ def _called(point: Point, name: str) -> Text:
     change = point.change
     match change.verdict:
         case Verdict.SLOWER | Verdict.FASTER:
-            text = Text(f"{name}: {change.verdict} {abs(change.slowdown):.1%} (p={change.p:.3f})",
-                        style="bold red" if change.verdict == Verdict.SLOWER else "bold green")
+            text = Text(
+                f"{name}: {change.verdict} {abs(change.slowdown):.1%} (p={change.p:.3f})",
+                style="bold red" if change.verdict == Verdict.SLOWER else "bold green",
+            )
             if point.same_code:
                 text.append(", same commit", style="yellow")
             return text
@@ -355,9 +409,11 @@ def history_summary(histories: list[History], threshold: float) -> str:
     steps = sum(len(h.steps) for h in histories)
     stepped = sum(bool(h.steps) for h in histories)
     drifts = sum(h.drift is not None and h.drift.is_step for h in histories)
-    return (f"{_plural(len(histories), 'cell')} over {_plural(len(runs), 'run')}: {_plural(steps, 'step')} "
-            f"in {_plural(stepped, 'cell')}, {_plural(drifts, 'drift')} "
-            f"(called at p < {ALPHA} and {threshold:.0%} or more)")
+    return (
+        f"{_plural(len(histories), 'cell')} over {_plural(len(runs), 'run')}: {_plural(steps, 'step')} "
+        f"in {_plural(stepped, 'cell')}, {_plural(drifts, 'drift')} "
+        f"(called at p < {ALPHA} and {threshold:.0%} or more)"
+    )
 
 
 def _plural(n: int, noun: str) -> str:

@@ -25,8 +25,9 @@ def path() -> str:
     binary.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=binary.parent, prefix=".spawn-")
     os.close(fd)
-    done = subprocess.run([compiler, "-O2", "-o", temporary, str(SOURCE)], capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [compiler, "-O2", "-o", temporary, str(SOURCE)], capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
     if done.returncode != 0:
         os.unlink(temporary)
         raise UserError(f"building the trial spawner failed: {done.stderr.strip().splitlines()[-1:]}")
