@@ -1,8 +1,10 @@
-/* The concbench C kit: reads one request (JSON) on stdin, runs the
- * mechanism warmup + runs times, prints one response line (JSON) on stdout.
- * See docs/protocol.md. */
+/* The concbench C kit's protocol: reads one request (JSON) on stdin, runs
+ * the mechanism warmup + runs times, prints one response line (JSON) on
+ * stdout (docs/protocol.md). The API workloads use is in util.c, io_uring's
+ * helpers in uring.c. */
 #include "kit.h"
 #include "coroutine.h"
+#include "uring.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -12,7 +14,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
 /* Prints a refusal as the response and exits 1. */
 static void respond_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -47,135 +48,6 @@ struct rate {
     struct clocks start;   /* recorded by run_rate() */
     int64_t steps;         /* 0 until run_rate() has run */
 };
-
-/* ---- the API workloads use -------------------------------------------- */
-
-/* The parameter's JSON value; NULL, with the failure recorded, if it is missing. */
-static const json_t *param_get(struct run *run, const char *name)
-{
-    const json_t *v = json_object_get(run->params, name);
-    if (!v)
-        run_fail(run, "missing parameter %s", name);
-    return v;
-}
-
-int param_int(struct run *run, const char *name, int64_t min, int64_t *value)
-{
-    const json_t *v = param_get(run, name);
-    if (!v)
-        return -1;
-    if (!json_is_integer(v))
-        return run_fail(run, "parameter %s is not an integer", name);
-    *value = json_integer_value(v);
-    if (*value < min)
-        return run_fail(run, "parameter %s = %lld, must be >= %lld", name,
-                        (long long)*value, (long long)min);
-    return 0;
-}
-
-int param_float(struct run *run, const char *name, double min, double *value)
-{
-    const json_t *v = param_get(run, name);
-    if (!v)
-        return -1;
-    if (!json_is_number(v))
-        return run_fail(run, "parameter %s is not a number", name);
-    *value = json_number_value(v);
-    if (*value < min)
-        return run_fail(run, "parameter %s = %g, must be >= %g", name, *value, min);
-    return 0;
-}
-
-int param_choice(struct run *run, const char *name, const char *const choices[], int *index)
-{
-    const json_t *v = param_get(run, name);
-    if (!v)
-        return -1;
-    const char *s = json_string_value(v);
-    if (!s)
-        return run_fail(run, "parameter %s is not a string", name);
-    for (*index = 0; choices[*index]; ++*index)
-        if (strcmp(choices[*index], s) == 0)
-            return 0;
-    return run_fail(run, "parameter %s = \"%s\" is not one of its choices", name, s);
-}
-
-void result_set(struct run *run, const char *name, int64_t value)
-{
-    for (int i = 0; i < run->nresults; i++) {
-        if (strcmp(run->result_name[i], name) == 0) {
-            run->result_value[i] = value;
-            return;
-        }
-    }
-    if (run->nresults == RESULT_MAX) {
-        run_fail(run, "too many result values (adding %s)", name);
-        return;
-    }
-    run->result_name[run->nresults] = name;
-    run->result_value[run->nresults++] = value;
-}
-
-void evidence_set(struct run *run, const char *name, int64_t value)
-{
-    for (int i = 0; i < run->nevidence; i++) {
-        if (strcmp(run->evidence_name[i], name) == 0) {
-            run->evidence_value[i] = value;
-            run->evidence_null[i] = false;
-            return;
-        }
-    }
-    if (run->nevidence == EVIDENCE_MAX) {
-        run_fail(run, "too many evidence values (adding %s)", name);
-        return;
-    }
-    run->evidence_name[run->nevidence] = name;
-    run->evidence_null[run->nevidence] = false;
-    run->evidence_value[run->nevidence++] = value;
-}
-
-void evidence_unobservable(struct run *run, const char *name)
-{
-    evidence_set(run, name, 0);
-    for (int i = 0; i < run->nevidence; i++)
-        if (strcmp(run->evidence_name[i], name) == 0)
-            run->evidence_null[i] = true;
-}
-
-static int run_vfail(struct run *run, const char *fmt, va_list ap)
-{
-    pthread_mutex_lock(&run->error_lock);
-    if (!run->failed) {
-        vsnprintf(run->error, sizeof run->error, fmt, ap);
-        run->failed = true;
-    }
-    pthread_mutex_unlock(&run->error_lock);
-    return -1;
-}
-
-int run_fail(struct run *run, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    run_vfail(run, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-int run_syserr(struct run *run, const char *call, int err)
-{
-    char buf[128];
-    /* GNU strerror_r: thread-safe, returns the message (maybe not in buf). */
-    return run_fail(run, "%s: %s", call, strerror_r(err, buf, sizeof buf));
-}
-
-bool run_failed(struct run *run)
-{
-    pthread_mutex_lock(&run->error_lock);
-    bool failed = run->failed;
-    pthread_mutex_unlock(&run->error_lock);
-    return failed;
-}
 
 /* Around a timed region the wall clock is read innermost. A failing clock
  * leaves nothing to report: the trial ends. */
@@ -220,130 +92,6 @@ int run_rate(struct run *run, int (*step)(struct run *run, void *state), void *s
     } while (ts_ns(now) < deadline);
     r->steps = steps;
     return 0;
-}
-
-int write_all(struct run *run, int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return run_syserr(run, "write", errno);
-        }
-        if (n == 0)
-            return run_fail(run, "write: wrote nothing");
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-int close_fd(struct run *run, int fd)
-{
-    /* No retry on EINTR: on Linux the descriptor is released anyway. */
-    if (close(fd) < 0)
-        return run_syserr(run, "close", errno);
-    return 0;
-}
-
-char *block_new(struct run *run, size_t size)
-{
-    char *block = malloc(size);
-    if (!block) {
-        run_syserr(run, "malloc", errno);
-        return NULL;
-    }
-    memset(block, 'x', size);
-    return block;
-}
-
-int thread_start(struct run *run, pthread_t *tid, void *(*fn)(void *), void *arg)
-{
-    int rc = pthread_create(tid, NULL, fn, arg);
-    return rc ? run_syserr(run, "pthread_create", rc) : 0;
-}
-
-int thread_join(struct run *run, pthread_t tid)
-{
-    int rc = pthread_join(tid, NULL);
-    return rc ? run_syserr(run, "pthread_join", rc) : 0;
-}
-
-int uring_init(struct run *run, struct io_uring *ring, unsigned inflight)
-{
-    /* The submission queue only needs to take one batch (uring_sqe submits
-     * when it is full); the completion queue takes every request that can be
-     * in flight at once, so completions never overflow. */
-    struct io_uring_params p = {0};
-    unsigned sq = inflight < 8 ? 8 : inflight > 4096 ? 4096 : inflight;
-    p.flags = IORING_SETUP_CQSIZE;
-    p.cq_entries = inflight > sq ? inflight : sq;
-    int rc = io_uring_queue_init_params(sq, ring, &p);
-    return rc < 0 ? run_syserr(run, "io_uring_queue_init_params", -rc) : 0;
-}
-
-struct io_uring_sqe *uring_sqe(struct run *run, struct io_uring *ring)
-{
-    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-    if (sqe)
-        return sqe;
-    int rc = io_uring_submit(ring);
-    if (rc < 0) {
-        run_syserr(run, "io_uring_submit", -rc);
-        return NULL;
-    }
-    sqe = io_uring_get_sqe(ring);
-    if (!sqe)
-        run_fail(run, "io_uring_get_sqe: submission queue still full");
-    return sqe;
-}
-
-int uring_run(struct run *run, struct io_uring *ring, int64_t open,
-              int (*complete)(void *state, const struct io_uring_cqe *cqe), void *state)
-{
-    while (open > 0) {
-        int rc = io_uring_submit_and_wait(ring, 1);
-        if (rc < 0 && rc != -EINTR)
-            return run_syserr(run, "io_uring_submit_and_wait", -rc);
-        struct io_uring_cqe *cqe;
-        unsigned head, seen = 0;
-        io_uring_for_each_cqe(ring, head, cqe) {
-            seen++;
-            if ((rc = complete(state, cqe)) < 0)
-                break;
-            open -= rc;
-        }
-        io_uring_cq_advance(ring, seen);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
-}
-
-void uring_abort(struct io_uring *ring, unsigned inflight)
-{
-    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-    if (!sqe) {
-        io_uring_submit(ring);
-        sqe = io_uring_get_sqe(ring);
-    }
-    if (sqe) {
-        /* Queued after everything else, so it also cancels what the queue
-         * still holds; its own completion is counted like the others. */
-        io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
-        inflight++;
-    }
-    while (inflight > 0) {
-        int rc = io_uring_submit_and_wait(ring, 1);
-        if (rc < 0 && rc != -EINTR)
-            return;
-        struct io_uring_cqe *cqe;
-        unsigned head, seen = 0;
-        io_uring_for_each_cqe(ring, head, cqe) seen++;
-        io_uring_cq_advance(ring, seen);
-        inflight -= seen < inflight ? seen : inflight;
-    }
 }
 
 /* ---- the protocol ------------------------------------------------------ */
@@ -518,18 +266,6 @@ static int respond(json_t *req, json_t *runs, json_t *more)
     return fflush(stdout) == 0 ? 0 : 1;
 }
 
-static int probe_io_uring(void)
-{
-    struct io_uring ring;
-    int rc = io_uring_queue_init(8, &ring, 0);
-    if (rc < 0) {
-        fprintf(stderr, "io_uring_queue_init: %s\n", strerror(-rc));
-        return 1;
-    }
-    io_uring_queue_exit(&ring);
-    return 0;
-}
-
 static const char *get_string(json_t *req, const char *key)
 {
     const char *s = json_string_value(json_object_get(req, key));
@@ -549,7 +285,7 @@ static int64_t get_count(json_t *req, const char *key)
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--probe-io-uring") == 0)
-        return probe_io_uring();
+        return uring_probe();
     if (argc == 2 && strcmp(argv[1], "--probe-coroutine") == 0)
         return coro_probe();
     if (argc != 1)

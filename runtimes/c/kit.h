@@ -40,7 +40,7 @@
  * What the local counting costs, measured where it weighs most: c/coroutine
  * invoke mode=await batch=100 seconds=1, a coroutine created, run to its end
  * and awaited per operation, ~22 ns. Built without it
- *   make -s BUILD=/tmp/c-nolive CPPFLAGS='-D_GNU_SOURCE -I. -DKIT_NO_LIVE_COUNT'
+ *   make -s BUILD=/tmp/c-nolive DEFINES=-DKIT_NO_LIVE_COUNT
  * (the _local calls then do nothing) and with it, 10 runs of each
  * alternated back to back (2 cores, shared): median 23.1 ns/op without,
  * 21.9 ns/op with; fastest 21.4 and 20.9. The cost (two increments, a
@@ -56,7 +56,6 @@
 #define CONCBENCH_KIT_H
 
 #include <jansson.h>
-#include <liburing.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -184,18 +183,5 @@ char *block_new(struct run *run, size_t size);  /* `size` bytes of 'x' */
  * unit_started()/unit_finished(). */
 int thread_start(struct run *run, pthread_t *tid, void *(*fn)(void *), void *arg);
 int thread_join(struct run *run, pthread_t tid);
-
-/* io_uring: a ring for up to `inflight` requests at once. */
-int uring_init(struct run *run, struct io_uring *ring, unsigned inflight);
-/* The next free SQE, submitting what is queued when the queue is full. */
-struct io_uring_sqe *uring_sqe(struct run *run, struct io_uring *ring);
-/* The event loop: submits what is queued and hands every completion to
- * `complete`, which returns how many of the `open` units it finished (or -1),
- * until none is open. Returns 0, or -1 on failure. */
-int uring_run(struct run *run, struct io_uring *ring, int64_t open,
-              int (*complete)(void *state, const struct io_uring_cqe *cqe), void *state);
-/* After a failure: cancel the `inflight` requests still pending and reap
- * them, so none outlives the buffers and descriptors it uses. */
-void uring_abort(struct io_uring *ring, unsigned inflight);
 
 #endif

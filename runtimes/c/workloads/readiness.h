@@ -6,7 +6,7 @@
 #ifndef CONCBENCH_READINESS_H
 #define CONCBENCH_READINESS_H
 
-#include "kit.h"
+#include "uring.h"
 
 struct readiness {
     short events;   /* POLLIN or POLLOUT: epoll and io_uring use the same bits */

@@ -5,7 +5,7 @@
 #ifndef CONCBENCH_STREAM_H
 #define CONCBENCH_STREAM_H
 
-#include "kit.h"
+#include "uring.h"
 
 struct stream_kind {
     /* fds[0]: the reader's end, fds[1]: the writer's end. */
