@@ -21,7 +21,8 @@ def trials(workload, rates):
 
 def diagnose(**workloads):
     records = [t for workload, rates in workloads.items() for t in trials(workload.replace("_", "-"), rates)]
-    return diagnosis.lines(aggregate.tables(records, [], SPECS))
+    found = diagnosis.diagnose(aggregate.tables(records, [], SPECS))
+    return found.lines() if found else []
 
 
 def test_the_pbt_seeds_pattern_is_found():

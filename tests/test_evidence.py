@@ -4,7 +4,7 @@ every format shows them."""
 from concbench import workloads
 from concbench.protocol import Status
 from concbench.records import CellKey, Note, Sample, TrialRecord
-from concbench.report import aggregate, terminal
+from concbench.report import aggregate, figures, terminal
 
 SPEC = workloads.load_all()["mutex-cpu"]
 PARAMS = (("groups", 4), ("workers", 10), ("iterations", 2000))  # 80,000 acquisitions a run
@@ -64,7 +64,7 @@ def test_the_terminal_shows_live_units_the_evidence_marks_and_notes():
 
 
 def test_shares_read_as_plain_percentages():
-    assert [aggregate.percent(s) for s in (0.372, 0.042, 0.00045, 5e-7, 0, 1)] == [
+    assert [figures.percent(s) for s in (0.372, 0.042, 0.00045, 5e-7, 0, 1)] == [
         "37%",
         "4.2%",
         "0.045%",

@@ -296,7 +296,7 @@ def render_everything(report: document.RunReport) -> None:
     for table in report.tables:
         for line in terminal.render(table):
             console.print(line)
-    for line in report.diagnosis:
+    for line in report.diagnosis.lines() if report.diagnosis else []:
         console.print(line, markup=False)
     for rendered in (
         console.file.getvalue(),

@@ -17,7 +17,7 @@ from .display import printable
 from .errors import UserError
 from .plan import BOUNDS, PROFILE_SETTINGS, Plan, Selection, choose, make_plan
 from .progress import ProgressDisplay
-from .report import comparison, document, export, html, markdown, records, terminal
+from .report import comparison, document, export, html, markdown, serialize, terminal
 from .report.history import CellFilter, histories
 from .runner import execute
 from .store import Store
@@ -306,7 +306,7 @@ def show(run_id, as_json, db):
     if as_json:
         run_info = store.run(run_id)
         for t in store.trials(run_info.id):
-            click.echo(json.dumps(records.trial_record(run_info, t)))
+            click.echo(json.dumps(serialize.trial_record(run_info, t)))
         return 0
     return _show(store, store.run(run_id).id)
 
@@ -319,7 +319,7 @@ def _show(store: Store, run_id: int) -> int:
         for line in terminal.render(table):
             console.print(line)
     console.print()
-    for line in report.diagnosis:
+    for line in report.diagnosis.lines() if report.diagnosis else []:
         console.print(printable(line))
     console.print()
     console.print(terminal.LEGEND, style="dim")
@@ -421,7 +421,7 @@ def compare(before, after, threshold, fail_on_regression, db):
         console.print(
             Text.assemble(
                 ("regression", "bold red"),
-                printable(f" {c.table.workload} {c.table.params} {c.row}: {c.slowdown:.1%} more time"),
+                printable(f" {c.table.workload} {c.table.params_text} {c.row}: {c.slowdown:.1%} more time"),
             )
         )
     return 1 if regressions else 0

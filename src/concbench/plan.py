@@ -11,6 +11,7 @@ from . import limits
 from .errors import UserError
 from .records import CellKey, Note, Skipped
 from .runtimes import Runtime
+from .selection import check_names, wanted_mechanism
 from .spec import first_error
 from .workloads import Params, Workload
 
@@ -224,18 +225,7 @@ def _choose(kind: str, names: tuple[str, ...], known: dict) -> list:
     return [item for name, item in known.items() if not names or name in names]
 
 
-def check_names(kind: str, names, known: set[str]) -> None:
-    for name in names:
-        if name not in known:
-            choices = ", ".join(sorted(known)) or "none"
-            raise UserError(f"unknown {kind} {name!r} (known: {choices})")
-
-
 def _check_mechanisms(wanted: tuple[str, ...], runtimes: list[Runtime]) -> None:
     known = {f"{r.name}/{m}" for r in runtimes for m in r.manifest.mechanisms}
     known |= {m.split("/")[1] for m in known}
     check_names("mechanism", wanted, known)
-
-
-def wanted_mechanism(wanted: tuple[str, ...], runtime: str, mechanism: str) -> bool:
-    return not wanted or mechanism in wanted or f"{runtime}/{mechanism}" in wanted

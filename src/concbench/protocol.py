@@ -55,7 +55,9 @@ class _Answer(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(strict=True, frozen=True)
 
 
-class Run(_Answer):
+class Sample(_Answer):
+    """One timed execution of the work in a trial (the answer's `runs`: docs/formats.md, "Words")."""
+
     warmup: bool
     wall_ns: Count  # at least 1, which parse() checks
     user_ns: Count
@@ -77,7 +79,7 @@ class RuntimeInfo(_Answer):
 class Response(_Answer):
     ok: bool
     runtime: RuntimeInfo
-    runs: list[Run] = pydantic.Field(min_length=1)
+    runs: list[Sample] = pydantic.Field(min_length=1)
     tree_rss_kb: Count | None = None
 
 
@@ -156,7 +158,7 @@ def _fraction(number: str):
     raise OutOfBounds(f"a number that is not an integer: {number[:40]}")
 
 
-def _timeless(runs: list[Run], lifetime_ns: int) -> str:
+def _timeless(runs: list[Sample], lifetime_ns: int) -> str:
     """'' unless a run claims to have taken no time, which no run can. One that
     claims more than its process lived lies about its time: verdict() finds
     that INVALID, as it does runs that together claim more."""
@@ -201,7 +203,7 @@ class Floor(_Answer):
 
     ok: bool
     runtime: RuntimeInfo
-    runs: list[Run] = pydantic.Field(max_length=0)
+    runs: list[Sample] = pydantic.Field(max_length=0)
 
 
 def parse_floor(stdout: bytes) -> str:
@@ -273,7 +275,7 @@ def _classify(exit: Exit, answer: Response | Refusal | str, expect: Expectations
     return Status.OK, ""
 
 
-def _mismatch(run: Run, expect: Expectations) -> str:
+def _mismatch(run: Sample, expect: Expectations) -> str:
     """'' if the run did what was asked, else the first thing it did not."""
     if expect.batch:
         bad = _bad_count(run.ops, expect.batch)
@@ -313,7 +315,7 @@ def _bad_delay(wall_ns: int, delay_ns: int) -> str:
     return ""
 
 
-def _bad_units(run: Run, expect: Expectations) -> str:
+def _bad_units(run: Sample, expect: Expectations) -> str:
     if expect.fixed_units is not None and run.units != expect.fixed_units:
         return f"units = {run.units}, but this mechanism runs on {expect.fixed_units}"
     least = expect.least_units(run.ops) if expect.fixed_units is None else None

@@ -32,7 +32,8 @@ class CellKey:
 
 @dataclass(frozen=True)
 class Sample:
-    """One run inside a trial process, measured by the kit."""
+    """One timed execution of the work inside a trial process, measured by the
+    kit (a "run" in the protocol's JSON and in --runs: docs/formats.md, "Words")."""
 
     warmup: bool
     wall_ns: int

@@ -1,6 +1,5 @@
 """From stored trials to cells and tables: what every report format shows."""
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
@@ -9,6 +8,7 @@ from ..protocol import Status
 from ..records import CellKey, Note, Sample, Skipped, TrialRecord
 from ..stats import Summary, summarize
 from ..workloads import Workload
+from .figures import percent, units_text
 
 # A cell is marked where fewer than this share of its events went the
 # concurrent way (acquisitions contended, pushes and pops blocked, ...).
@@ -25,15 +25,15 @@ class CellResult:
         return tuple(t for t in self.trials if t.status == Status.OK)
 
     def _timed(self, figure) -> Summary | None:
-        return summarize(self._seconds(figure))
+        return summarize(self.seconds_text(figure))
 
-    def _seconds(self, figure) -> list[float]:
+    def seconds_text(self, figure) -> list[float]:
         """A figure of every timed run of verified trials, in seconds; failures never count."""
         return [figure(s) / 1e9 for t in self.verified for s in t.timed]
 
     @cached_property
     def reals(self) -> list[float]:
-        return self._seconds(lambda s: s.wall_ns)
+        return self.seconds_text(lambda s: s.wall_ns)
 
     @cached_property
     def real(self) -> Summary | None:
@@ -130,15 +130,6 @@ class Observed:
         return f"{percent(self.share)} {self.share_text} ({self.count:,} of {self.of:,})"
 
 
-def percent(share: float) -> str:
-    """37%, 4.2%, 0.045%, 0.000050%: two significant digits below 10%, never
-    in scientific notation."""
-    value = share * 100
-    if value >= 10 or value == 0:
-        return f"{value:.0f}%"
-    return f"{value:.{1 - math.floor(math.log10(value))}f}%"
-
-
 @dataclass(frozen=True)
 class Mark:
     word: str  # serial, uncontended, unblocked, ...
@@ -151,7 +142,7 @@ class Table:
 
     workload: str
     title: str
-    params: str
+    params_text: str  # as the titles print it: "groups=10 messages=5000"
     rows: tuple[CellResult, ...]
     skipped: tuple[Skipped, ...]
     baseline: CellResult | None
@@ -161,6 +152,24 @@ class Table:
     spec: Workload | None = None
     notes: tuple[Note, ...] = ()
     floors: tuple[tuple[str, int | None], ...] = ()  # (runtime, kB) of the rows' kits doing nothing
+
+    @property
+    def params(self) -> dict[str, int | float | str]:
+        """The parameters with their types, from the rows ({} for a table of
+        skipped cells only, whose parameters are known as text)."""
+        return dict(self.rows[0].key.params) if self.rows else {}
+
+    @property
+    def evidence_names(self) -> list[str]:
+        """The spec's [evidence] counts, the columns after live."""
+        return list(self.spec.evidence) if self.spec else []
+
+    def skipped_by_reason(self) -> dict[tuple[str, str], list[str]]:
+        """The rows that did not run, by (kind, reason): those alike go on one line."""
+        found: dict[tuple[str, str], list[str]] = {}
+        for s in self.skipped:
+            found.setdefault((s.kind, s.reason), []).append(s.row)
+        return found
 
     def observed(self, cell: CellResult) -> tuple[Observed, ...]:
         """The spec's evidence, summed over the cell's timed runs."""
@@ -237,26 +246,6 @@ def _overlap(a: Summary, b: Summary) -> bool:
     return a_low <= b_high and b_low <= a_high
 
 
-def ratio_text(ratio: float) -> str:
-    """x2.05, x0.07, x0.0035: two decimals, or two significant digits below
-    0.1, where two decimals would round a real difference to x0.00."""
-    return f"x{ratio:.2f}" if ratio >= 0.1 else f"x{ratio:.2g}"
-
-
-def units_text(units: tuple[int, ...]) -> str:
-    if not units:
-        return "-"
-    return count_text(units[0]) if len(units) == 1 else f"{count_text(units[0])}-{count_text(units[-1])}"
-
-
-def count_text(n: int) -> str:
-    """A count in at most five characters: 1234, 12.3k, 4.57M."""
-    if n < 10_000:
-        return str(n)
-    value, suffix = (n / 1e6, "M") if n >= 999_500 else (n / 1e3, "k")
-    return f"{value:.3g}{suffix}"
-
-
 def tables(
     trials: list[TrialRecord],
     skipped: list[Skipped],
@@ -329,14 +318,14 @@ def sweeps(tables: list[Table]) -> list[Sweep]:
         ran = [t for t in tables if t.workload == workload and t.rows]  # no rows: nothing to plot
         if not ran:
             continue
-        numeric = [k for k, v in _params(ran[0]).items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        numeric = [k for k, v in ran[0].params.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
         for param in numeric:
             lines: dict[tuple, list[Table]] = {}
             for t in ran:
-                lines.setdefault(tuple((k, v) for k, v in _params(t).items() if k != param), []).append(t)
+                lines.setdefault(tuple((k, v) for k, v in t.params.items() if k != param), []).append(t)
             for fixed, line in lines.items():
                 if len(line) > 1:
-                    line.sort(key=lambda t: _params(t)[param])
+                    line.sort(key=lambda t: t.params[param])
                     found.append(
                         Sweep(
                             workload,
@@ -344,12 +333,7 @@ def sweeps(tables: list[Table]) -> list[Sweep]:
                             param,
                             " ".join(f"{k}={v}" for k, v in fixed),
                             tuple(line),
-                            tuple(_params(t)[param] for t in line),
+                            tuple(t.params[param] for t in line),
                         )
                     )
     return found
-
-
-def _params(table: Table) -> dict[str, int | float | str]:
-    """A table's parameters with their types (its text has lost them)."""
-    return dict(table.rows[0].key.params)

@@ -8,11 +8,12 @@ anything less is not a ranking. Medians say by how much."""
 
 from dataclasses import dataclass
 
-from .aggregate import CellResult, Table, ratio_text
+from .aggregate import CellResult, Table
+from .figures import ratio_text
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Finding:
     """One kind of work: its table, the rows with figures best first, and the winners."""
 
     table: Table
@@ -27,14 +28,14 @@ class Verdict:
         return bool(self.winners) and self.table.baseline not in self.winners
 
 
-def verdicts(tables: list[Table]) -> list[Verdict]:
-    """A verdict for every rate table of a kind of work whose baseline has figures."""
+def findings(tables: list[Table]) -> list[Finding]:
+    """A finding for every rate table of a kind of work whose baseline has figures."""
     found = []
     for table in tables:
         if not (table.work and table.rate_format and table.baseline and table.baseline.rate):
             continue
         ranked = tuple(sorted((r for r in table.rows if r.rate), key=lambda r: r.rate.median, reverse=True))
-        found.append(Verdict(table, ranked, _winners(ranked, table.baseline)))
+        found.append(Finding(table, ranked, _winners(ranked, table.baseline)))
     return found
 
 
@@ -51,20 +52,33 @@ def _beats(a: CellResult, b: CellResult) -> bool:
     return a.rate.min > b.rate.max
 
 
-def lines(tables: list[Table]) -> list[str]:
-    """The diagnosis as text: one paragraph per kind of work, then the summary."""
-    found = verdicts(tables)
+HEADING = "Diagnosis (computed from this run; a mechanism wins only if all its timed runs beat all of the other's):"
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """What each format shows: the heading, a paragraph per kind of work, the summary."""
+
+    findings: tuple[str, ...]
+    summary: str
+    heading: str = HEADING
+
+    def lines(self) -> list[str]:
+        """As plain text: the findings as "- " items between heading and summary."""
+        return [self.heading, *(f"- {finding}" for finding in self.findings), self.summary]
+
+
+def diagnose(tables: list[Table]) -> Diagnosis | None:
+    """The diagnosis of the run's tables; None if no rate table of a kind of work judges."""
+    found = findings(tables)
     if not found:
-        return []
-    out = ["Diagnosis (computed from this run; a mechanism wins only if all its timed runs beat all of the other's):"]
-    out += [f"- {_paragraph(v)}" for v in found]
-    out.append(_summary(found))
-    return out
+        return None
+    return Diagnosis(tuple(_paragraph(v) for v in found), _summary(found))
 
 
-def _paragraph(v: Verdict) -> str:
+def _paragraph(v: Finding) -> str:
     table, base = v.table, v.table.baseline
-    where = f"{table.work} ({table.workload} {table.params})"
+    where = f"{table.work} ({table.workload} {table.params_text})"
     if v.winners == (base,):
         others = ", ".join(f"{r.key.row} {ratio_text(table.ratio(r))}" for r in v.ranked if r is not base)
         level = [r.key.row for r in v.ranked[1:] if not _beats(base, r)]
@@ -93,7 +107,7 @@ def _names(rows) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
 
 
-def _summary(found: list[Verdict]) -> str:
+def _summary(found: list[Finding]) -> str:
     paying = [f"{v.table.work} ({', '.join(r.key.row for r in v.winners)})" for v in found if v.pays]
     not_paying = sorted({v.table.work for v in found if not v.pays})
     winners = {r.key.row for v in found for r in v.winners}

@@ -15,7 +15,7 @@ from . import aggregate, diagnosis
 class RunReport:
     run: RunInfo
     tables: list[aggregate.Table]
-    diagnosis: list[str]  # the diagnosis as text lines; empty if no rate table judges
+    diagnosis: diagnosis.Diagnosis | None  # None if no rate table judges
     environment: list[tuple[str, str]]
     trials: list[TrialRecord]
 
@@ -43,7 +43,7 @@ def build(store: Store, run_id: int | None = None) -> RunReport:
     described = environment.describe(run.environment, [t.runtime_info for t in trials])
     if floors:
         described.append(("memory floor (each kit doing nothing, carried by all its rows)", _floors(floors)))
-    return RunReport(run, tables, diagnosis.lines(tables), described, trials)
+    return RunReport(run, tables, diagnosis.diagnose(tables), described, trials)
 
 
 def _floors(floors: dict[str, int | None]) -> str:

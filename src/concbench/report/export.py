@@ -8,7 +8,7 @@ import json
 from dataclasses import asdict
 
 from .document import RunReport
-from .records import cell_record, trial_record
+from .serialize import cell_record, trial_record
 
 # Raised when a field is removed or renamed, or changes its type, unit or
 # meaning; adding a field or column does not raise it.

@@ -20,8 +20,8 @@ Runs are taken in the order they were made (their ids), not in git's order."""
 from dataclasses import dataclass
 
 from ..errors import UserError
-from ..plan import check_names, wanted_mechanism
 from ..records import CellKey
+from ..selection import check_names, wanted_mechanism
 from ..stats import Summary
 from ..store import RunInfo, Store
 from ..workloads import Workload

@@ -11,14 +11,14 @@ import math
 import re
 from collections.abc import Callable
 from html import escape
-from itertools import groupby
 
 from ..records import TrialRecord
 from ..stats import Summary
 from . import charts
-from .aggregate import CellResult, Sweep, Table, ratio_text, sweeps
+from .aggregate import CellResult, Sweep, Table, sweeps
+from .diagnosis import Diagnosis
 from .document import RunReport
-from .terminal import evidence_names, share_text
+from .figures import megabytes_text, rate_text, ratio_text, seconds_text, share_text, units_range
 
 
 def _e(value) -> str:
@@ -48,51 +48,20 @@ def render(report: RunReport) -> str:
 
 # Figures as text
 
-PREFIXES = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
-
-
-def _scaled(value: float) -> tuple[str, str]:
-    """Four significant digits and an SI prefix: ('121.8', 'm') for 0.1218."""
-    if value == 0:
-        return "0", ""
-    factor, prefix = next(((f, p) for f, p in PREFIXES if abs(value) >= f), PREFIXES[-1])
-    return f"{value / factor:.4g}", prefix
-
-
-def _seconds(value: float) -> str:
-    number, prefix = _scaled(value)
-    return f"{number} {prefix}s"
-
-
-def _rate(value: float) -> str:
-    """Operations per second the way benchmark-ips counts them: 13.99M."""
-    number, prefix = _scaled(value)
-    return number + prefix
-
-
-def _megabytes(kb: float) -> str:
-    return f"{kb / 1024:.1f} MB"
-
-
-def _units(units: tuple[int, ...]) -> str:
-    if not units:
-        return "–"
-    return f"{units[0]:,}" if len(units) == 1 else f"{units[0]:,}–{units[-1]:,}"
-
 
 def _anchor(table: Table) -> str:
-    return "t-" + _slug(f"{table.workload} {table.params}")
+    return "t-" + _slug(f"{table.workload} {table.params_text}")
 
 
 def _table_label(table: Table) -> str:
-    return f"{table.workload} {table.params}".strip()
+    return f"{table.workload} {table.params_text}".strip()
 
 
 def _what(table: Table) -> tuple[Callable[[float], str], str, str]:
     """How a table's figure reads: its format, its name and which way is better."""
     if table.rate_format:
-        return _rate, "operations per second", "higher is better"
-    return _seconds, "real time", "lower is better"
+        return rate_text, "operations per second", "higher is better"
+    return seconds_text, "real time", "lower is better"
 
 
 # The page's parts
@@ -152,17 +121,12 @@ def _selection(request: dict) -> str:
     return "; ".join(parts) or "everything"
 
 
-def _diagnosis(lines: list[str]) -> str:
-    """The diagnosis: its "- " lines as a list, the others as paragraphs."""
-    if not lines:
+def _diagnosis(found: Diagnosis | None) -> str:
+    """The diagnosis: the findings as a list between its heading and its summary."""
+    if not found:
         return ""
-    parts = []
-    for is_item, group in groupby(lines, key=lambda line: line.startswith("- ")):
-        if is_item:
-            parts.append("<ul>" + "".join(f"<li>{_e(line[2:])}</li>" for line in group) + "</ul>")
-        else:
-            parts += [f"<p>{_e(line)}</p>" for line in group]
-    return _section("Diagnosis", "Diagnosis", *parts)
+    items = "<ul>" + "".join(f"<li>{_e(finding)}</li>" for finding in found.findings) + "</ul>"
+    return _section("Diagnosis", "Diagnosis", f"<p>{_e(found.heading)}</p>", items, f"<p>{_e(found.summary)}</p>")
 
 
 # The overview: a heatmap of every table's ratios
@@ -293,7 +257,7 @@ def _whiskers(summaries: list[Summary]) -> str:
 
 def _results(tables: list[Table]) -> str:
     index = "".join(
-        f'<li><a href="#{_e(_anchor(t))}">{_e(t.title)} <span class="params">{_e(t.params)}</span></a></li>'
+        f'<li><a href="#{_e(_anchor(t))}">{_e(t.title)} <span class="params">{_e(t.params_text)}</span></a></li>'
         for t in tables
     )
     return _section("Results", "Results", f'<ol class="index">{index}</ol>', *map(_table_section, tables))
@@ -302,7 +266,7 @@ def _results(tables: list[Table]) -> str:
 def _table_section(table: Table) -> str:
     heading = (
         f'<h3>{_e(table.title)} <span class="workload">({_e(table.workload)})</span> '
-        f'<span class="params">{_e(table.params)}</span></h3>'
+        f'<span class="params">{_e(table.params_text)}</span></h3>'
     )
     return (
         f'<section class="result" id="{_e(_anchor(table))}">\n{heading}\n'
@@ -353,32 +317,34 @@ def _columns(table: Table) -> list[tuple[str, str, Callable[[CellResult], str]]]
         columns.append(
             (
                 "overhead",
-                f"real time minus the {_seconds(table.delay)} every unit slept",
-                lambda c: _seconds(table.overhead(c)),
+                f"real time minus the {seconds_text(table.delay)} every unit slept",
+                lambda c: seconds_text(table.overhead(c)),
             )
         )
     columns += [
-        ("user", "median CPU time in user mode", lambda c: _seconds(c.user.median)),
-        ("system", "median CPU time in the kernel", lambda c: _seconds(c.system.median)),
+        ("user", "median CPU time in user mode", lambda c: seconds_text(c.user.median)),
+        ("system", "median CPU time in the kernel", lambda c: seconds_text(c.system.median)),
         (
             "memory",
             "median peak RSS of a trial process; * the whole process tree",
-            lambda c: _megabytes(c.memory_kb.median) + ("*" if c.memory_is_tree else "") if c.memory_kb else "–",
+            lambda c: megabytes_text(c.memory_kb.median) + ("*" if c.memory_is_tree else "") if c.memory_kb else "–",
         ),
         (
             "net",
             "memory minus its kit's floor: the peak RSS of the runtime's kit answering a request to do nothing",
-            lambda c: _megabytes(c.memory_kb.median - table.floor_kb(c)) if c.memory_kb and table.floor_kb(c) else "–",
+            lambda c: (
+                megabytes_text(c.memory_kb.median - table.floor_kb(c)) if c.memory_kb and table.floor_kb(c) else "–"
+            ),
         ),
         (
             "units",
             "threads, fibers, processes... started per run" + (" (the median run)" if table.rate_format else ""),
-            lambda c: _units((c.median_run.units,) if table.rate_format else c.units),
+            lambda c: units_range((c.median_run.units,) if table.rate_format else c.units),
         ),
         (
             "live",
             "the most units alive at once" + (" (the median run)" if table.rate_format else ""),
-            lambda c: _units(_live(table, c)),
+            lambda c: units_range(_live(table, c)),
         ),
         *(
             (
@@ -387,7 +353,7 @@ def _columns(table: Table) -> list[tuple[str, str, Callable[[CellResult], str]]]
                 f"{table.spec.evidence[name].share}; ?: not observable",
                 lambda c, name=name: share_text({o.name: o for o in table.observed(c)}.get(name)),
             )
-            for name in evidence_names(table)
+            for name in table.evidence_names
         ),
         (
             "switches",
@@ -397,7 +363,7 @@ def _columns(table: Table) -> list[tuple[str, str, Callable[[CellResult], str]]]
         (
             "warm-up (discarded)",
             "median real time of the warm-up runs: measured and verified, never counted",
-            lambda c: _seconds(c.warmup_real.median) if c.warmup_real else "–",
+            lambda c: seconds_text(c.warmup_real.median) if c.warmup_real else "–",
         ),
     ]
     return columns
@@ -468,12 +434,9 @@ def _unsettled(table: Table) -> str:
 
 def _skipped(table: Table) -> str:
     """The rows that did not run, those with the same reason together."""
-    reasons: dict[tuple[str, str], list[str]] = {}
-    for s in table.skipped:
-        reasons.setdefault((s.kind, s.reason), []).append(s.row)
     items = "".join(
         f'<li><span class="kind">{_e(kind)}</span> {_e(", ".join(rows))}: {_e(reason)}</li>'
-        for (kind, reason), rows in reasons.items()
+        for (kind, reason), rows in table.skipped_by_reason().items()
     )
     return f'<ul class="skipped">{items}</ul>' if items else ""
 
@@ -504,8 +467,8 @@ def _time_chart(table: Table, rows: list[CellResult]) -> str:
         )
         for r, s in zip(rows, summaries)
     ]
-    name = f"overhead: {what} minus the {_seconds(shift)} every unit slept" if shift else f"median {what}"
-    chart = charts.bar_chart(bars, text, f"{table.title} {table.params}: {name}")
+    name = f"overhead: {what} minus the {seconds_text(shift)} every unit slept" if shift else f"median {what}"
+    chart = charts.bar_chart(bars, text, f"{table.title} {table.params_text}: {name}")
     return (
         f'<figure class="time">{chart}<figcaption><strong>{_e(name[0].upper() + name[1:])}</strong>, '
         f"{better}. {_whiskers(summaries)}</figcaption></figure>"
@@ -513,7 +476,7 @@ def _time_chart(table: Table, rows: list[CellResult]) -> str:
 
 
 def _overhead_tip(overhead: float, delay: float) -> str:
-    return f"overhead {_seconds(overhead)}; real time: " if delay else ""
+    return f"overhead {seconds_text(overhead)}; real time: " if delay else ""
 
 
 def _memory_chart(table: Table, rows: list[CellResult]) -> str:
@@ -524,12 +487,12 @@ def _memory_chart(table: Table, rows: list[CellResult]) -> str:
             r.key.row,
             r.memory_kb.median / 1024,
             *(b / 1024 for b in r.memory_kb.bounds),
-            _megabytes(r.memory_kb.median) + ("*" if r.memory_is_tree else ""),
-            f"{r.key.row}: {_summary_tip(r.memory_kb, _megabytes)}",
+            megabytes_text(r.memory_kb.median) + ("*" if r.memory_is_tree else ""),
+            f"{r.key.row}: {_summary_tip(r.memory_kb, megabytes_text)}",
         )
         for r in rows
     ]
-    chart = charts.bar_chart(bars, lambda mb: f"{mb:g} MB", f"{table.title} {table.params}: peak memory")
+    chart = charts.bar_chart(bars, lambda mb: f"{mb:g} MB", f"{table.title} {table.params_text}: peak memory")
     tree = (
         " * the whole process tree (the parent's peak and each child's private memory)."
         if any(r.memory_is_tree for r in rows)

@@ -9,25 +9,14 @@ through to the page; stderr goes in fenced blocks, where nothing is markup."""
 
 import html
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from textwrap import dedent
 
 from ..display import printable
 from ..store import RunInfo
-from .aggregate import CellResult, Table, ratio_text, units_text
+from .aggregate import CellResult, Table
 from .document import RunReport
-from .terminal import (
-    LEGEND,
-    check_text,
-    cv_text,
-    evidence_names,
-    failure_lines,
-    interval_text,
-    share_text,
-    si,
-    skipped_reasons,
-)
+from .figures import SEED_FORMATS, SeedFormat, cv_text, interval_text, ratio_text, share_text, units_text
+from .terminal import LEGEND, check_text, failure_lines, skipped_reasons
 
 
 def render(report: RunReport) -> str:
@@ -41,7 +30,9 @@ def render(report: RunReport) -> str:
     # The legend as one paragraph: its line that opens with "* " would be a list item.
     parts.append(" ".join(LEGEND.splitlines()))
     if report.diagnosis:
-        parts += ["### Diagnosis", _paragraphs([_inline(line) for line in report.diagnosis])]
+        found = report.diagnosis
+        items = "\n".join(f"- {_inline(finding)}" for finding in found.findings)
+        parts += ["### Diagnosis", f"{_inline(found.heading)}\n\n{items}\n\n{_inline(found.summary)}"]
     parts += [
         "### Environment",
         "\n".join(f"- {_inline(label)}: {_inline(value)}" for label, value in report.environment),
@@ -50,46 +41,11 @@ def render(report: RunReport) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-@dataclass(frozen=True)
-class Layout:
-    """The seed's figure columns: their headers and a cell's values."""
-
-    headers: tuple[str, ...]
-    figures: Callable[[CellResult], list[str]]
-    cv: bool = True  # False where the figures already show the coefficient of variation
-
-
-def _benchmark(cell: CellResult) -> list[str]:
-    return [f"{s.median:.6f}" for s in (cell.user, cell.system, cell.total, cell.real)]
-
-
-def _executions(cell: CellResult) -> list[str]:
-    run = cell.median_run
-    return [str(run.ops), f"{run.wall_ns / 1e9:.4f}", si(cell.rate.median)]
-
-
-def _ips(cell: CellResult) -> list[str]:
-    rate, runs = cell.rate, cell.rated_runs
-    return [
-        si(rate.median),
-        f"{rate.cv * 100:.1f}%" if rate.n > 1 else "-",
-        si(sum(s.ops for s in runs)),
-        f"{sum(s.wall_ns for s in runs) / 1e9:.6f}s",
-    ]
-
-
-LAYOUTS = {
-    None: Layout(("user", "system", "total", "real"), _benchmark),
-    "executions": Layout(("executions", "in seconds", "ops/s"), _executions),
-    "ips": Layout(("i/s", "±", "count", "in"), _ips, cv=False),
-}
-
-
 def _table(table: Table) -> list[str]:
     """The heading, the table, then what the terminal prints under it: the
     rows whose order this run cannot settle, and each failure with its stderr
     (its control characters escaped by failure_lines: a `cat` of the file must not run them)."""
-    params = f": {_inline(table.params)}" if table.params else ""
+    params = f": {_inline(table.params_text)}" if table.params_text else ""
     parts = [f"### {_inline(table.title)} ({_inline(table.workload)}){params}", _grid(table)]
     remarks = [f"- {_inline(row)}: {_inline(what)}" for row, what in table.remarks()]
     unsettled = [
@@ -106,7 +62,7 @@ def _table(table: Table) -> list[str]:
 
 def _grid(table: Table) -> str:
     """The Markdown table: the baseline marked, then the cells that did not run, with why."""
-    layout = LAYOUTS[table.rate_format]
+    layout = SEED_FORMATS[table.rate_format]
     headers = [
         "mechanism",
         *layout.headers,
@@ -117,7 +73,7 @@ def _grid(table: Table) -> str:
         "memory",
         "units",
         "live",
-        *map(_cell, evidence_names(table)),
+        *map(_cell, table.evidence_names),
         "trials",
     ]
     rows = [_row(headers), _row([":---"] + ["---:"] * (len(headers) - 1))]
@@ -133,7 +89,7 @@ def _grid(table: Table) -> str:
     return "\n".join(rows)
 
 
-def _tail(table: Table, cell: CellResult, layout: Layout) -> list[str]:
+def _tail(table: Table, cell: CellResult, layout: SeedFormat) -> list[str]:
     """The columns after the seed's: overhead, ratio, interval, cv, memory, units, trials."""
     figure = table.figure(cell)
     ratio = table.ratio(cell)
@@ -152,7 +108,7 @@ def _tail(table: Table, cell: CellResult, layout: Layout) -> list[str]:
         _memory(cell),
         units_text(units),
         units_text(live),
-        *(share_text(shares.get(name)) for name in evidence_names(table)),
+        *(share_text(shares.get(name)) for name in table.evidence_names),
         check_text(cell).plain + (f" **{_cell(marks)}**" if marks else ""),
     ]
 
@@ -184,17 +140,6 @@ def _code(text: str) -> str:
     """A fenced block: runtimes' stderr verbatim, its fence longer than any run of backticks in it."""
     fence = "`" * max([3] + [len(run) + 1 for run in re.findall("`+", text)])
     return f"{fence}\n{text}\n{fence}"
-
-
-def _paragraphs(lines: list[str]) -> str:
-    """Lines as Markdown: a blank line wherever a list starts or ends, or a
-    paragraph after a list item would continue it."""
-    out = []
-    for before, line in zip([None, *lines], lines):
-        if before is not None and before.startswith("- ") != line.startswith("- "):
-            out.append("")
-        out.append(line)
-    return "\n".join(out)
 
 
 def _produced_by(run: RunInfo) -> str:

@@ -16,8 +16,9 @@ from ..display import printable
 from ..protocol import Status
 from ..stats import Summary
 from ..store import RunInfo
-from .aggregate import CellResult, Observed, Table, percent, ratio_text, units_text
+from .aggregate import CellResult, Table
 from .comparison import ALPHA, Change, Verdict
+from .figures import SEED_FORMATS, cv_text, interval_text, ratio_text, relative_text, share_text, si, units_text
 from .history import History, Point
 
 LEGEND = (
@@ -56,14 +57,14 @@ def run_header(run: RunInfo, described: list[tuple[str, str]] | None = None) -> 
 
 
 def _heading(table: Table) -> str:
-    return printable(f"{table.title} ({table.workload}): {table.params}")
+    return printable(f"{table.title} ({table.workload}): {table.params_text}")
 
 
 def render(table: Table) -> list[Text]:
     width = max([len(printable(r.key.row)) for r in table.rows] + [len(printable(s.row)) for s in table.skipped] + [12])
     layout = LAYOUTS[table.rate_format]
     header = layout.header(width) + ("   overhead" if table.delay else "")
-    evidence = "".join(f" {printable(name):>{_evidence_width(name)}}" for name in evidence_names(table))
+    evidence = "".join(f" {printable(name):>{_evidence_width(name)}}" for name in table.evidence_names)
     lines = [
         Text(_heading(table), style="bold"),
         Text(header + "     ratio" + _SPREAD_HEADER + _TAIL_HEADER.format(evidence=evidence), style="dim"),
@@ -77,11 +78,16 @@ def render(table: Table) -> list[Text]:
                 )
             )
         else:
-            spread = _spread(table.figure(cell), with_cv=layout.cv)
+            spread = _spread(table.figure(cell), with_cv=SEED_FORMATS[table.rate_format].cv)
             overhead = f" {table.overhead(cell):10.6f}" if table.delay else ""
             lines.append(
                 Text.assemble(
-                    label, layout.figures(cell), overhead, _ratio(table.ratio(cell)), spread, _tail(table, cell)
+                    label,
+                    layout.figures(cell, table.rate_format),
+                    overhead,
+                    _ratio(table.ratio(cell)),
+                    spread,
+                    _tail(table, cell),
                 )
             )
     lines += [
@@ -101,43 +107,34 @@ def render(table: Table) -> list[Text]:
 
 @dataclass(frozen=True)
 class Layout:
-    """How a table's rows start: the header over the figures, the row label, the figures."""
+    """A seed's format in the terminal: the header over its figures, the row
+    label, and its figures (figures.SEED_FORMATS) in the seed's own columns."""
 
     header: Callable[[int], str]
     label: Callable[[str, int], str]
-    figures: Callable[[CellResult], str]
-    cv: bool = True  # False where the figures already show the coefficient of variation
+    columns: Callable[[list[str]], str]
+
+    def figures(self, cell: CellResult, rate_format: str | None) -> str:
+        return self.columns(SEED_FORMATS[rate_format].figures(cell))
 
 
-def _benchmark(cell: CellResult) -> str:
-    return f" {cell.user.median:10.6f} {cell.system.median:10.6f} {cell.total.median:10.6f} ({cell.real.median:10.6f})"
-
-
-def _executions(cell: CellResult) -> str:
-    run = cell.median_run
-    return f" {run.ops:>12} executions in {run.wall_ns / 1e9:.4f} seconds {si(cell.rate.median):>10}"
-
-
-def _ips(cell: CellResult) -> str:
-    rate, runs = cell.rate, cell.rated_runs
-    spread = f"(± {rate.cv * 100:4.1f}%)" if rate.n > 1 else "(     - )"
-    return (
-        f" {si(rate.median):>10} {spread} i/s - {si(sum(s.ops for s in runs)):>10} "
-        f"in {sum(s.wall_ns for s in runs) / 1e9:11.6f}s"
-    )
+def _ips_columns(rate: str, cv: str, count: str, seconds: str) -> str:
+    spread = f"(± {cv:>5})" if cv != "-" else "(     - )"
+    return f" {rate:>10} {spread} i/s - {count:>10} in {seconds:>12}"
 
 
 LAYOUTS = {
-    # Ruby's Benchmark, as the UringMachine seed prints it.
     None: Layout(
-        lambda w: f"{'':<{w}}       user     system      total        real", lambda row, w: f"{row:<{w}}", _benchmark
+        lambda w: f"{'':<{w}}       user     system      total        real",
+        lambda row, w: f"{row:<{w}}",
+        lambda f: f" {f[0]:>10} {f[1]:>10} {f[2]:>10} ({f[3]:>10})",
     ),
-    # Concurrently's "proc.call:   11048400 executions in 1.0000 seconds", then ops/s.
     "executions": Layout(
-        lambda w: f"{'':<{w + 1}}{'':>42}{'ops/s':>11}", lambda row, w: f"{row + ':':<{w + 1}}", _executions
+        lambda w: f"{'':<{w + 1}}{'':>42}{'ops/s':>11}",
+        lambda row, w: f"{row + ':':<{w + 1}}",
+        lambda f: f" {f[0]:>12} executions in {f[1]} seconds {f[2]:>10}",
     ),
-    # benchmark-ips, as the Pbt seed prints it: "39.273 (± 2.5%) i/s - 198.000 in 5.042910s".
-    "ips": Layout(lambda w: f"{'':<{w}}{'':>56}", lambda row, w: f"{row:>{w}}", _ips, cv=False),
+    "ips": Layout(lambda w: f"{'':<{w}}{'':>56}", lambda row, w: f"{row:>{w}}", lambda f: _ips_columns(*f)),
 }
 
 
@@ -149,15 +146,6 @@ _SPREAD_HEADER = "       95% CI      cv"
 
 def _spread(summary: Summary, with_cv: bool) -> str:
     return f" {interval_text(summary):>13} {cv_text(summary) if with_cv else '':>7}"
-
-
-def interval_text(summary: Summary) -> str:
-    """The confidence interval of the median, relative to it, or n<6 where there is none."""
-    return _relative(summary, summary.ci) if summary.ci else "n<6"
-
-
-def cv_text(summary: Summary) -> str:
-    return f"{summary.cv * 100:.1f}%" if summary.n > 1 else "-"
 
 
 def _ratio(ratio: float | None) -> str:
@@ -178,33 +166,15 @@ def _tail(table: Table, cell: CellResult) -> Text:
         f"  {memory.median / 1024:7.1f} MB" if memory else "          -",
         "*" if cell.memory_is_tree else " ",
         f" {units_text(units):>9} {units_text(live):>8}",
-        *(f" {share_text(shares.get(name)):>{_evidence_width(name)}}" for name in evidence_names(table)),
+        *(f" {share_text(shares.get(name)):>{_evidence_width(name)}}" for name in table.evidence_names),
         "  ",
         check_text(cell),
         (printable("  " + ", ".join(m.word for m in marks)), "bold yellow") if marks else "",
     )
 
 
-def evidence_names(table: Table) -> list[str]:
-    return list(table.spec.evidence) if table.spec else []
-
-
 def _evidence_width(name: str) -> int:
     return max(len(printable(name)), 8)
-
-
-def share_text(observed: Observed | None) -> str:
-    if observed is None:
-        return "-"
-    return "?" if observed.share is None else percent(observed.share)
-
-
-def si(value: float) -> str:
-    """A count the way benchmark-ips prints it: 7.765, 1.534k, 11.049M."""
-    for factor, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if value >= factor:
-            return f"{value / factor:.3f}{suffix}"
-    return f"{value:.3f}"
 
 
 def check_text(cell: CellResult) -> Text:
@@ -217,10 +187,7 @@ def check_text(cell: CellResult) -> Text:
 
 def skipped_reasons(table: Table) -> dict[str, str]:
     """The rows that did not run, those with the same reason on one line."""
-    rows: dict[str, list[str]] = {}
-    for s in table.skipped:
-        rows.setdefault(f"{s.kind}: {s.reason}", []).append(s.row)
-    return {why: ", ".join(names) for why, names in rows.items()}
+    return {f"{kind}: {reason}": ", ".join(rows) for (kind, reason), rows in table.skipped_by_reason().items()}
 
 
 def failure_lines(cell: CellResult) -> list[Text]:
@@ -246,7 +213,7 @@ def render_changes(changes: list[Change]) -> list[Text]:
     p-value and the verdict; one table per workload and parameter set."""
     groups: dict[tuple[str, str], list[Change]] = {}
     for change in changes:
-        groups.setdefault((change.table.workload, change.table.params), []).append(change)
+        groups.setdefault((change.table.workload, change.table.params_text), []).append(change)
     lines = []
     for group in groups.values():
         table = group[0].table
@@ -376,13 +343,7 @@ def _ratio_of(change: Change) -> float:
 
 def _interval(summary: Summary) -> str:
     """Where the median lies, relative to it: the 95% CI, or the range below 6 values."""
-    return f"{'CI' if summary.ci else 'range':<5} {_relative(summary, summary.bounds):>12}"
-
-
-def _relative(summary: Summary, bounds: tuple[float, float]) -> str:
-    """Bounds relative to the median: '-3.1/+5.2%'."""
-    low, high = (bound / summary.median - 1 for bound in bounds)
-    return f"{low * 100:+.1f}/{high * 100:+.1f}%"
+    return f"{'CI' if summary.ci else 'range':<5} {relative_text(summary, summary.bounds):>12}"
 
 
 def _called(point: Point, name: str) -> Text:

@@ -1,0 +1,143 @@
+"""Figures as text, for every format of a report (terminal, Markdown,
+HTML): ratios, counts, shares, intervals and SI-scaled numbers."""
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..stats import Summary
+
+if TYPE_CHECKING:
+    from .aggregate import CellResult, Observed
+
+
+def ratio_text(ratio: float) -> str:
+    """x2.05, x0.07, x0.0035: two decimals, or two significant digits below
+    0.1, where two decimals would round a real difference to x0.00."""
+    return f"x{ratio:.2f}" if ratio >= 0.1 else f"x{ratio:.2g}"
+
+
+def count_text(n: int) -> str:
+    """A count in at most five characters: 1234, 12.3k, 4.57M."""
+    if n < 10_000:
+        return str(n)
+    value, suffix = (n / 1e6, "M") if n >= 999_500 else (n / 1e3, "k")
+    return f"{value:.3g}{suffix}"
+
+
+def units_text(units: tuple[int, ...]) -> str:
+    if not units:
+        return "-"
+    return count_text(units[0]) if len(units) == 1 else f"{count_text(units[0])}-{count_text(units[-1])}"
+
+
+def percent(share: float) -> str:
+    """37%, 4.2%, 0.045%, 0.000050%: two significant digits below 10%, never
+    in scientific notation."""
+    value = share * 100
+    if value >= 10 or value == 0:
+        return f"{value:.0f}%"
+    return f"{value:.{1 - math.floor(math.log10(value))}f}%"
+
+
+def si(value: float) -> str:
+    """A count the way benchmark-ips prints it: 7.765, 1.534k, 11.049M."""
+    for factor, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if value >= factor:
+            return f"{value / factor:.3f}{suffix}"
+    return f"{value:.3f}"
+
+
+def interval_text(summary: Summary) -> str:
+    """The confidence interval of the median, relative to it, or n<6 where there is none."""
+    return relative_text(summary, summary.ci) if summary.ci else "n<6"
+
+
+def relative_text(summary: Summary, bounds: tuple[float, float]) -> str:
+    """Bounds relative to the median: '-3.1/+5.2%'."""
+    low, high = (bound / summary.median - 1 for bound in bounds)
+    return f"{low * 100:+.1f}/{high * 100:+.1f}%"
+
+
+def cv_text(summary: Summary) -> str:
+    return f"{summary.cv * 100:.1f}%" if summary.n > 1 else "-"
+
+
+def share_text(observed: "Observed | None") -> str:
+    if observed is None:
+        return "-"
+    return "?" if observed.share is None else percent(observed.share)
+
+
+PREFIXES = ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
+
+
+def scaled(value: float) -> tuple[str, str]:
+    """Four significant digits and an SI prefix: ('121.8', 'm') for 0.1218."""
+    if value == 0:
+        return "0", ""
+    factor, prefix = next(((f, p) for f, p in PREFIXES if abs(value) >= f), PREFIXES[-1])
+    return f"{value / factor:.4g}", prefix
+
+
+def seconds_text(value: float) -> str:
+    number, prefix = scaled(value)
+    return f"{number} {prefix}s"
+
+
+def rate_text(value: float) -> str:
+    """Operations per second the way benchmark-ips counts them: 13.99M."""
+    number, prefix = scaled(value)
+    return number + prefix
+
+
+def megabytes_text(kb: float) -> str:
+    return f"{kb / 1024:.1f} MB"
+
+
+def units_range(units: tuple[int, ...]) -> str:
+    if not units:
+        return "–"
+    return f"{units[0]:,}" if len(units) == 1 else f"{units[0]:,}–{units[-1]:,}"
+
+
+# The seeds' formats: the figures each prints first, named, for every layer
+# of a report to lay out its own way (the terminal in the seed's columns,
+# Markdown as cells). Keyed by a table's rate_format.
+
+
+@dataclass(frozen=True)
+class SeedFormat:
+    headers: tuple[str, ...]
+    figures: Callable[["CellResult"], list[str]]
+    cv: bool = True  # False where the figures already show the coefficient of variation
+
+
+def _benchmark(cell: "CellResult") -> list[str]:
+    """Ruby's Benchmark, as the UringMachine seed prints it: user, system, total, real."""
+    return [f"{s.median:.6f}" for s in (cell.user, cell.system, cell.total, cell.real)]
+
+
+def _executions(cell: "CellResult") -> list[str]:
+    """Concurrently's "proc.call:   11048400 executions in 1.0000 seconds", then ops/s."""
+    run = cell.median_run
+    return [str(run.ops), f"{run.wall_ns / 1e9:.4f}", si(cell.rate.median)]
+
+
+def _ips(cell: "CellResult") -> list[str]:
+    """benchmark-ips, as the Pbt seed prints it: "39.273 (± 2.5%) i/s - 198.000 in 5.042910s"."""
+    rate, runs = cell.rate, cell.rated_runs
+    return [
+        si(rate.median),
+        f"{rate.cv * 100:.1f}%" if rate.n > 1 else "-",
+        si(sum(s.ops for s in runs)),
+        f"{sum(s.wall_ns for s in runs) / 1e9:.6f}s",
+    ]
+
+
+SEED_FORMATS = {
+    None: SeedFormat(("user", "system", "total", "real"), _benchmark),
+    "executions": SeedFormat(("executions", "in seconds", "ops/s"), _executions),
+    "ips": SeedFormat(("i/s", "±", "count", "in"), _ips, cv=False),
+}
