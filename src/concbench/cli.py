@@ -17,7 +17,7 @@ from .display import printable
 from .errors import UserError
 from .plan import BOUNDS, PROFILE_SETTINGS, Plan, Selection, choose, make_plan
 from .progress import ProgressDisplay
-from .report import comparison, document, export, html, markdown, serialize, terminal
+from .report import comparison, document, export, figures, html, markdown, serialize, terminal
 from .report.history import CellFilter, histories
 from .runner import execute
 from .store import Store
@@ -322,7 +322,7 @@ def _show(store: Store, run_id: int) -> int:
     for line in report.diagnosis.lines() if report.diagnosis else []:
         console.print(printable(line))
     console.print()
-    console.print(terminal.LEGEND, style="dim")
+    console.print(figures.legend_text(), style="dim")
     if report.failed:
         console.print(f"{len(report.failed)} of {len(report.trials)} trials failed or did not verify", style="bold red")
     return 1 if report.failed else 0

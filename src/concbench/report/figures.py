@@ -2,6 +2,7 @@
 HTML): ratios, counts, shares, intervals and SI-scaled numbers."""
 
 import math
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -141,3 +142,37 @@ SEED_FORMATS = {
     "executions": SeedFormat(("executions", "in seconds", "ops/s"), _executions),
     "ips": SeedFormat(("i/s", "±", "count", "in"), _ips, cv=False),
 }
+
+
+# How to read a table: one legend, which the terminal prints under the
+# tables, Markdown as a paragraph and the HTML page as a list.
+LEGEND = (
+    "Every trial is a fresh process; the runtime's kit measures its timed runs around the work only. "
+    "Warm-up runs are measured and verified too, but never counted, and a trial that is not verified "
+    "(INVALID, or any other failure) never enters a figure.",
+    "user, system, total, (real): medians in seconds over the timed runs of the verified trials; "
+    "ratio: real / real of the first row, the baseline.",
+    "Rate workloads (executions, i/s): the count, time, units and live of the median run, then the median "
+    "ops/s; ratio: ops/s / ops/s of the first row (higher is faster).",
+    "95% CI: the distribution-free 95% confidence interval of the median, from order statistics, relative "
+    "to it; with fewer than 6 timed runs there is none (n<6) and the min-max range stands in when ranking. "
+    "cv: coefficient of variation. 'not settled': two neighbours in rank order whose intervals overlap, "
+    "so this run cannot say which is faster.",
+    "memory: median peak RSS per trial process (wait4); * = the whole process tree of a mechanism that forks "
+    "(the parent's peak + each child's private memory). The memory floor is each kit's peak RSS answering "
+    "a request to do nothing, which every row of its runtime carries; net (HTML) is memory minus it.",
+    "overhead (workloads whose units sleep by design): real time minus the delay every unit slept.",
+    "units: threads, fibers, processes or ractors started per run; live: the most of them alive at once; "
+    "contended, blocked, switched: the share of the workload's events that went the concurrent way "
+    "(acquisitions that found the lock held, pushes and pops that waited, yields that let another unit "
+    "run; ?: not observable by the mechanism). A row whose units never overlapped is marked serial, one "
+    "where under 1% of the events did with the spec's word (uncontended, unblocked, no switch), with what "
+    "was observed under the table: honest rows (a GVL is real), but no contention.",
+    "switches (HTML): the trial process's context switches (wait4): voluntary ones are waits, involuntary "
+    "ones preemptions. trials: verified / run.",
+)
+
+
+def legend_text(width: int = 96) -> str:
+    """The legend for a terminal: each item wrapped to width."""
+    return "\n".join(textwrap.fill(item, width) for item in LEGEND)

@@ -18,7 +18,7 @@ from . import charts
 from .aggregate import CellResult, Sweep, Table, sweeps
 from .diagnosis import Diagnosis
 from .document import RunReport
-from .figures import megabytes_text, rate_text, ratio_text, seconds_text, share_text, units_range
+from .figures import LEGEND, megabytes_text, rate_text, ratio_text, seconds_text, share_text, units_range
 
 
 def _e(value) -> str:
@@ -536,34 +536,7 @@ def _stderr(stderr: str) -> str:
 
 
 def _reading() -> str:
-    return _section("How to read", "How to read", "<ul>" + "".join(f"<li>{item}</li>" for item in READING) + "</ul>")
-
-
-READING = (
-    "Every trial is a fresh process; its timed runs are measured by the runtime's kit around the work only. "
-    "A trial whose result does not match the expected one is INVALID and, like every failed trial, never "
-    "enters a figure.",
-    "real, ops/s, min, max, cv: over the timed runs of the verified trials of a cell. The warm-up runs are "
-    "measured and verified too, and shown, but never counted.",
-    "95% CI: the distribution-free 95% confidence interval of the median, from order statistics; "
-    "with fewer than 6 runs there is none (n&lt;6) and the min–max range stands in, in the charts and "
-    "when ranking.",
-    "ratio: the median over the baseline's (the first row). Two rows whose intervals overlap are "
-    "flagged: this run does not settle which of the two is faster.",
-    "memory: the median over trials of the peak RSS of the trial process (wait4), or of the whole process "
-    "tree for mechanisms that fork (marked *).",
-    "overhead (workloads whose units sleep by design): real time minus that delay, the cost of the "
-    "concurrency itself; the time chart shows it.",
-    "net: memory minus the floor of the row's kit, its peak RSS answering a request to do nothing "
-    "(each kit's floor is in the environment above).",
-    "units: the units a run started; live: the most of them alive at once; contended, blocked, switched: "
-    "the share of the workload's events that went the concurrent way (acquisitions that found the lock "
-    "held, pushes and pops that had to wait, yields that let another unit run). A row whose units never "
-    "overlapped is marked serial; one where under 1% of the events did carries the spec's word "
-    "(uncontended, unblocked, no switch), with what was observed under its table. Such rows are honest "
-    "(a GVL is real) but they show no contention.",
-    "switches: the trial process's context switches (wait4): voluntary ones are waits, involuntary ones preemptions.",
-)
+    return _section("How to read", "How to read", "<ul>" + "".join(f"<li>{_e(item)}</li>" for item in LEGEND) + "</ul>")
 
 
 CSS = """

@@ -15,8 +15,8 @@ from ..display import printable
 from ..store import RunInfo
 from .aggregate import CellResult, Table
 from .document import RunReport
-from .figures import SEED_FORMATS, SeedFormat, cv_text, interval_text, ratio_text, share_text, units_text
-from .terminal import LEGEND, check_text, failure_lines, skipped_reasons
+from .figures import LEGEND, SEED_FORMATS, SeedFormat, cv_text, interval_text, ratio_text, share_text, units_text
+from .terminal import check_text, failure_lines, skipped_reasons
 
 
 def render(report: RunReport) -> str:
@@ -28,7 +28,7 @@ def render(report: RunReport) -> str:
     for table in report.tables:
         parts += _table(table)
     # The legend as one paragraph: its line that opens with "* " would be a list item.
-    parts.append(" ".join(LEGEND.splitlines()))
+    parts.append(" ".join(LEGEND))
     if report.diagnosis:
         found = report.diagnosis
         items = "\n".join(f"- {_inline(finding)}" for finding in found.findings)

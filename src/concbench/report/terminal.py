@@ -21,28 +21,6 @@ from .comparison import ALPHA, Change, Verdict
 from .figures import SEED_FORMATS, cv_text, interval_text, ratio_text, relative_text, share_text, si, units_text
 from .history import History, Point
 
-LEGEND = (
-    "user, system, total, (real): medians in seconds over the timed runs of verified trials,\n"
-    "measured by the kit around the work only (warm-up runs are discarded; the HTML report shows\n"
-    "them); ratio: real / real of the first row (the baseline); overhead: real minus the delay\n"
-    "every unit slept (spawn); 95% CI: of the median, relative to it (n<6: too few timed runs for\n"
-    "one; the range stands in when ranking); cv: coefficient of variation of real;\n"
-    "memory: median peak RSS per trial process (wait4),\n"
-    "* = the whole process tree (the parent's peak + each child's private memory); the memory floor\n"
-    "under a table is each kit's peak RSS doing nothing, which every row of its runtime carries;\n"
-    "units: threads, fibers, processes or ractors started per run; live: the most of them alive at\n"
-    "once; contended, blocked, switched: the share of the workload's events that went the concurrent\n"
-    "way (acquisitions that found the lock held, pushes and pops that waited, yields that let\n"
-    "another unit run; ?: not observable by the mechanism); a row whose units never overlapped is\n"
-    "marked serial, one where under 1% of the events did is marked with the spec's word\n"
-    "(uncontended, unblocked, no switch), with what was observed under the table;\n"
-    "trials: verified / run. A trial that is not verified never enters a figure.\n"
-    "Rate workloads (executions, i/s): the count, time, units and live of the median run, the median\n"
-    "ops/s with its interval and coefficient of variation across runs; ratio: ops/s / ops/s of\n"
-    "the first row (higher is faster). 'not settled': two neighbours in rank order whose\n"
-    "intervals overlap, so this run cannot say which is faster."
-)
-
 
 def run_header(run: RunInfo, described: list[tuple[str, str]] | None = None) -> Text:
     """The run, then its environment (described, or else its stored fingerprint)."""
