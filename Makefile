@@ -12,14 +12,14 @@ CONCBENCH := $(VENV)/bin/concbench
 bench: setup
 	@$(CONCBENCH) run; status=$$?; $(CONCBENCH) report || exit $$?; exit $$status
 
-test: setup
-	@$(CONCBENCH) setup --tests
-	@$(MAKE) -s lint
+test: lint
 	@$(VENV)/bin/pytest -q
 
 # Each language's standard checker: ruff for the harness, hlint for the
 # Haskell kit, ruby -wc for the Ruby kit (the C kit builds with -Wall -Wextra).
+# What the tests need is installed first (hlint, and a browser for the report).
 lint: setup
+	@$(CONCBENCH) setup --tests
 	@$(VENV)/bin/ruff check -q src tests docs/template
 	@$(VENV)/bin/ruff format -q --check src tests docs/template
 	@cd runtimes/haskell && hints=$$(hlint -XNoPatternSynonyms .) || { echo "$$hints"; exit 1; }
