@@ -200,8 +200,11 @@ def test_compare_calls_a_change_only_beyond_the_noise_and_the_threshold(fake_env
     slower = concbench("compare", 1, 2, env=fake_env)
     assert slower.returncode == 0, slower.stderr
     row = next(line for line in slower.stdout.splitlines() if line.startswith("fake/paced"))
-    assert "0.000001       0.000002     x1.50    0.001  slower: 50.0% more time" in row
-    assert "1 slower, 1 no change" in slower.stdout
+    assert "0.000001       0.000002     x1.50    0.003  slower: 50.0% more time" in row  # q, not p
+    assert (
+        "1 slower, 1 no change (a change is called at q < 0.05, p adjusted across the 2 tested cells" in slower.stdout
+    )
+    assert "(Benjamini-Hochberg)" in slower.stdout
     assert "faster: 33.3% less time" in concbench("compare", 2, 1, env=fake_env).stdout
     assert "no change (+3.0%, under the 5% threshold)" in concbench("compare", 1, 3, env=fake_env).stdout
     untested = concbench("compare", 4, 5, env=fake_env).stdout

@@ -1,6 +1,6 @@
 import pytest
 
-from concbench.stats import mann_whitney_p, median_interval, smallest_p, summarize
+from concbench.stats import benjamini_hochberg, mann_whitney_p, median_interval, smallest_p, summarize
 
 
 def test_summary():
@@ -37,3 +37,10 @@ def test_a_summary_bounds_its_median_by_the_interval_or_else_the_range():
     assert summarize([5.0, 1.0, 3.0]).bounds == (1.0, 5.0)
     many = summarize([10.0] + [2.0] * 8)  # one slow outlier stays outside the interval
     assert many.ci == (2.0, 2.0) and many.max == 10.0
+
+
+def test_benjamini_hochberg_adjusts_in_the_order_given():
+    # The textbook example: m = 5, sorted p 0.01 0.02 0.03 0.04 0.05 all become 0.05.
+    assert benjamini_hochberg([0.05, 0.01, 0.03, 0.02, 0.04]) == pytest.approx([0.05] * 5)
+    assert benjamini_hochberg([0.001, 0.5, 0.04]) == pytest.approx([0.003, 0.5, 0.06])
+    assert benjamini_hochberg([]) == []

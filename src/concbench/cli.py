@@ -394,10 +394,12 @@ def report(run_id, format_, output, db):
 def compare(before, after, threshold, fail_on_regression, db):
     """Compare two stored runs cell by cell: both medians and their ratio.
 
-    A change is called only when a two-sided Mann-Whitney U test on the timed
-    runs of the verified trials gives p < 0.05 and the medians differ by at
-    least --threshold. With 3 runs a side no test can reach p < 0.05: give
-    the runs more trials or runs (e.g. --trials 5)."""
+    Each cell is tested with a two-sided Mann-Whitney U test on the timed runs
+    of the verified trials; the p-values of the comparison's cells are
+    adjusted together (Benjamini-Hochberg), and a change is called only at
+    q < 0.05 and when the medians differ by at least --threshold. With 3 runs
+    a side no test can reach p < 0.05: give the runs more trials or runs
+    (e.g. --trials 5). A cell whose noise could hide the threshold says so."""
     store = _existing(db)
     runs = store.run(before), store.run(after)
     specs = document.load_specs()

@@ -76,3 +76,17 @@ def mann_whitney_p(a: list[float], b: list[float]) -> float:
 
     p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
     return 1.0 if math.isnan(p) else p  # nan: every value equal on both sides
+
+
+def benjamini_hochberg(ps: list[float]) -> list[float]:
+    """The family's p-values adjusted for the false discovery rate (q-values),
+    in the order given: calling every test with q < alpha keeps the expected
+    share of false calls among the calls at alpha, and the chance of any call
+    at all, when nothing changed, at alpha too."""
+    m = len(ps)
+    adjusted = [1.0] * m
+    smallest = 1.0
+    for rank, index in reversed(list(enumerate(sorted(range(m), key=ps.__getitem__), start=1))):
+        smallest = min(smallest, ps[index] * m / rank)
+        adjusted[index] = smallest
+    return adjusted

@@ -1,24 +1,31 @@
 """Two stored runs side by side, cell by cell, as the Celluloid seed's
 Before/After tables, with the judgement the seed could not make: a change is
 called only when a two-sided Mann-Whitney U test on the timed runs says it is
-larger than the noise, and it is at least a practical threshold."""
+larger than the noise, and it is at least a practical threshold.
 
-from dataclasses import dataclass
+The cells of one comparison are one family of tests: their p-values are
+adjusted for the false discovery rate (Benjamini-Hochberg), so that comparing
+two runs of unchanged code calls a change in at most ALPHA of comparisons,
+however many cells they have, instead of in ALPHA of the cells."""
+
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cached_property
 
 from ..records import TrialRecord
-from ..stats import mann_whitney_p, smallest_p
+from ..stats import benjamini_hochberg, mann_whitney_p, smallest_p
 from ..workloads import Workload
 from .aggregate import CellResult, Table, tables
 
 ALPHA = 0.05
+CORRECTION = "Benjamini-Hochberg"
 
 
 class Verdict(StrEnum):
     FASTER = "faster"
     SLOWER = "slower"
     SAME = "no change"  # tested: within the noise or below the threshold
+    NOISY = "too noisy"  # not called, but its noise could hide a change of the threshold's size
     UNTESTABLE = "too few runs"  # no p-value of these sample sizes can reach ALPHA
     MISSING = "missing"  # no verified run on one side
 
@@ -32,6 +39,7 @@ class Change:
     before: CellResult | None
     after: CellResult | None
     threshold: float  # the smallest change worth calling, as a fraction
+    q: float | None = None  # p adjusted across the comparison's tested cells (changes() sets it)
 
     @property
     def medians(self) -> tuple[float | None, float | None]:
@@ -61,13 +69,31 @@ class Change:
         return tuple(len(self.table.values(c)) if c else 0 for c in (self.before, self.after))
 
     @property
+    def noise(self) -> float | None:
+        """The wider of the two medians' intervals (the range below 6 runs), as a
+        fraction of its median on one side: how large a change can hide in it."""
+        figures = [self.table.figure(c) for c in (self.before, self.after)]
+        if not all(figures):
+            return None
+        return max(
+            (max(f.median - f.bounds[0], f.bounds[1] - f.median) / f.median for f in figures if f.median), default=0.0
+        )
+
+    @property
+    def judged_p(self) -> float | None:
+        """What a call is judged by: q in a comparison of many cells, the cell's
+        own p where it is tested alone (a step in history)."""
+        return self.q if self.q is not None else self.p
+
+    @property
     def verdict(self) -> Verdict:
         if self.slowdown is None:
             return Verdict.MISSING
         if self.p is None:
             return Verdict.UNTESTABLE
-        if self.p >= ALPHA or abs(self.slowdown) < self.threshold:
-            return Verdict.SAME
+        within_noise = self.judged_p >= ALPHA
+        if within_noise or abs(self.slowdown) < self.threshold:
+            return Verdict.NOISY if within_noise and self.noise > self.threshold else Verdict.SAME
         return Verdict.SLOWER if self.slowdown > 0 else Verdict.FASTER
 
 
@@ -80,4 +106,7 @@ def changes(
         for table in tables(trials, [], specs):
             for cell in table.rows:
                 cells.setdefault(cell.key, {"table": table})[side] = cell
-    return [Change(c["table"], key.row, c.get("before"), c.get("after"), threshold) for key, c in cells.items()]
+    found = [Change(c["table"], key.row, c.get("before"), c.get("after"), threshold) for key, c in cells.items()]
+    tested = [c for c in found if c.p is not None]
+    adjusted = dict(zip(map(id, tested), benjamini_hochberg([c.p for c in tested])))
+    return [replace(c, q=adjusted[id(c)]) if id(c) in adjusted else c for c in found]

@@ -17,7 +17,7 @@ from ..protocol import Status
 from ..stats import Summary
 from ..store import RunInfo
 from .aggregate import CellResult, Table
-from .comparison import ALPHA, Change, Verdict
+from .comparison import ALPHA, CORRECTION, Change, Verdict
 from .figures import SEED_FORMATS, cv_text, interval_text, ratio_text, relative_text, share_text, si, units_text
 from .history import History, Point
 
@@ -201,13 +201,13 @@ def render_changes(changes: list[Change]) -> list[Text]:
             Text(),
             Text(_heading(table), style="bold"),
             Text(
-                f"{'':<{width}} {'before ' + unit:>14} {'after ' + unit:>14}      ratio         p  change", style="dim"
+                f"{'':<{width}} {'before ' + unit:>14} {'after ' + unit:>14}      ratio         q  change", style="dim"
             ),
         ]
         for change in group:
             before, after = change.medians
             ratio = _ratio(after / before) if before and after else f"{'-':>10}"
-            p = f"{change.p:9.3f}" if change.p is not None else f"{'-':>9}"
+            p = f"{change.q:9.3f}" if change.q is not None else f"{'-':>9}"
             lines.append(
                 Text.assemble(
                     f"{printable(change.row):<{width}} {_figure(table, before)} {_figure(table, after)}",
@@ -234,8 +234,14 @@ def _verdict(change: Change) -> Text:
         case Verdict.SLOWER:
             return Text(f"slower: {slowdown:.1%} more time", style="bold red")
         case Verdict.SAME:
-            why = "within the noise" if change.p >= ALPHA else f"under the {change.threshold:.0%} threshold"
+            why = "within the noise" if change.judged_p >= ALPHA else f"under the {change.threshold:.0%} threshold"
             return Text(f"no change ({slowdown:+.1%}, {why})", style="dim")
+        case Verdict.NOISY:
+            return Text(
+                f"too noisy ({slowdown:+.1%}): its median could be off by {change.noise:.0%}, "
+                f"more than the {change.threshold:.0%} threshold: give it more runs",
+                style="yellow",
+            )
         case Verdict.UNTESTABLE:
             n, m = change.sizes
             return Text(f"untested ({slowdown:+.1%}): {n} and {m} runs cannot give p < {ALPHA}", style="yellow")
@@ -255,7 +261,8 @@ def change_summary(changes: list[Change]) -> str:
     counts = {verdict: sum(c.verdict == verdict for c in changes) for verdict in Verdict}
     return (
         ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n)
-        + f" (a change is called at p < {ALPHA} and {changes[0].threshold:.0%} or more)"
+        + f" (a change is called at q < {ALPHA}, p adjusted across the {sum(c.q is not None for c in changes)} "
+        f"tested cells ({CORRECTION}), and {changes[0].threshold:.0%} or more)"
     )
 
 
