@@ -16,7 +16,7 @@ test: lint
 	@$(VENV)/bin/pytest -q
 
 # Each language's standard checker: ruff for the harness, hlint for the
-# Haskell kit, ruby -wc for the Ruby kit (the C kit builds with -Wall -Wextra).
+# Haskell kit, ruby -wc for the Ruby kit (the C kit builds with -Wall -Wextra -Werror).
 # What the tests need is installed first (hlint, and a browser for the report).
 lint: setup
 	@$(CONCBENCH) setup --tests

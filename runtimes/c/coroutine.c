@@ -1,5 +1,6 @@
 /* Minimal stackful coroutines: see coroutine.h. */
 #include "coroutine.h"
+#include "probes.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -40,7 +40,4 @@ int coro_stacks_new(struct run *run, struct coro_stacks *stacks, size_t count);
 void *coro_stack_top(const struct coro_stacks *stacks, size_t i);
 void coro_stacks_free(struct coro_stacks *stacks);
 
-/* --probe-coroutine: exit status 0 once a round trip has worked. */
-int coro_probe(void);
-
 #endif

@@ -1,10 +1,10 @@
 /* The concbench C kit's protocol: reads one request (JSON) on stdin, runs
  * the mechanism warmup + runs times, prints one response line (JSON) on
  * stdout (docs/protocol.md). The API workloads use is in util.c, io_uring's
- * helpers in uring.c. */
+ * helpers in uring.c; the registry of workloads is kit.h's. */
 #include "kit.h"
-#include "coroutine.h"
-#include "uring.h"
+#include "probes.h"
+#include "build_flags.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -23,13 +23,8 @@ struct workload {
     const struct mechanism *mechanisms;
 };
 
-/* The registry: workloads.def, which the Makefile writes from the workload
- * files (WORKLOAD(id, table) for each workloads/<id>.c that defines a
- * table), so that a workload is added by adding its file, nothing else. */
-#define WORKLOAD(id, table) extern const struct mechanism table[];
-#include "workloads.def"
-#undef WORKLOAD
-
+/* The dispatch table: every workload file's table, from the registry that
+ * kit.h declares. */
 static const struct workload workloads[] = {
 #define WORKLOAD(id, table) {id, table},
 #include "workloads.def"
@@ -222,7 +217,7 @@ static json_t *measure_rate(const struct mechanism *m, struct run *run, bool war
     return sample;
 }
 
-/* The Makefile's CFLAGS, as it compiled the kit, one flag each. */
+/* The Makefile's CFLAGS (and DEFINES), as it compiled the kit, one flag each. */
 static json_t *compile_flags(void)
 {
     json_t *flags = json_array();

@@ -97,9 +97,17 @@ struct mechanism {
     int (*finish)(struct run *run);    /* optional: after the clocks */
 };
 
-/* Each workload file workloads/<id>.c defines the table of its mechanisms,
- * <id>_mechanisms (dashes as underscores), ended by {0}: that is all the
- * kit needs to find it (the Makefile writes the registry from the files). */
+/* The registry. Each workload file workloads/<id>.c defines the table of
+ * its mechanisms, <id>_mechanisms (dashes as underscores), ended by {0}; code
+ * shared by several workloads is in lib/, so that every file in workloads/
+ * is a workload (the harness, too, takes one there as the workload
+ * implemented). The Makefile writes build/gen/workloads.def, a line
+ * WORKLOAD("<id>", <id>_mechanisms) per file: adding a workload touches its
+ * file only. Declared here, each table is checked where it is defined; kit.c
+ * makes the dispatch table from the same lines. */
+#define WORKLOAD(id, table) extern const struct mechanism table[];
+#include "workloads.def"
+#undef WORKLOAD
 
 /* Fetches integer parameter `name` (>= min) into *value; -1 if missing,
  * not an integer or too small. */

@@ -1,6 +1,7 @@
-/* io_uring helpers for the workload files that use it (uring.h), and the
+/* io_uring helpers for the code that uses it (uring.h), and the
  * probe that tells whether this kernel lets the kit make a ring. */
 #include "uring.h"
+#include "probes.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,5 @@
-/* io_uring for the workload files that use it: only they include liburing. */
+/* io_uring for the code that uses it (lib/stream.c, lib/readiness.c): only
+ * it includes liburing, through this header. */
 #ifndef CONCBENCH_URING_H
 #define CONCBENCH_URING_H
 
@@ -18,8 +19,5 @@ int uring_run(struct run *run, struct io_uring *ring, int64_t open,
 /* After a failure: cancel the `inflight` requests still pending and reap
  * them, so none outlives the buffers and descriptors it uses. */
 void uring_abort(struct io_uring *ring, unsigned inflight);
-
-/* 0 if this kernel lets the kit make a ring (the io_uring mechanism's probe). */
-int uring_probe(void);
 
 #endif

@@ -1,5 +1,5 @@
-/* Await-readable: see readiness.h; each pipe holds a byte never read. */
-#include "readiness.h"
+/* Await-readable: see lib/readiness.h; each pipe holds a byte never read. */
+#include "lib/readiness.h"
 
 #include <poll.h>
 

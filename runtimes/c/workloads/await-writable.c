@@ -1,5 +1,5 @@
-/* Await-writable: see readiness.h; the pipes stay empty. */
-#include "readiness.h"
+/* Await-writable: see lib/readiness.h; the pipes stay empty. */
+#include "lib/readiness.h"
 
 #include <poll.h>
 

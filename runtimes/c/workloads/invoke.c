@@ -1,5 +1,5 @@
-/* Invoke: mere invocation (see invocation.h), and its baseline. */
-#include "invocation.h"
+/* Invoke: mere invocation (see lib/invocation.h), and its baseline. */
+#include "lib/invocation.h"
 
 /* The baseline, the seed's proc.call: the body called in place, the same
  * call in every mode. The pointer is volatile, so the compiler must load it

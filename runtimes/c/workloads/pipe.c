@@ -1,5 +1,5 @@
 /* Pipe: the stream workload over pipe2(); the writer ends with close(). */
-#include "stream.h"
+#include "lib/stream.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* Socketpair: the stream workload over socketpair(AF_UNIX, SOCK_STREAM);
  * the writer ends with shutdown(SHUT_WR), then close(). */
-#include "stream.h"
+#include "lib/stream.h"
 
 #include <errno.h>
 #include <sys/socket.h>

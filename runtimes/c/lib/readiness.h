@@ -6,7 +6,7 @@
 #ifndef CONCBENCH_READINESS_H
 #define CONCBENCH_READINESS_H
 
-#include "uring.h"
+#include "kit.h"
 
 struct readiness {
     short events;   /* POLLIN or POLLOUT: epoll and io_uring use the same bits */

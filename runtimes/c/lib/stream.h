@@ -5,7 +5,7 @@
 #ifndef CONCBENCH_STREAM_H
 #define CONCBENCH_STREAM_H
 
-#include "uring.h"
+#include "kit.h"
 
 struct stream_kind {
     /* fds[0]: the reader's end, fds[1]: the writer's end. */

@@ -1,5 +1,6 @@
 /* await-readable and await-writable for every mechanism: see readiness.h. */
 #include "readiness.h"
+#include "uring.h"
 
 #include <errno.h>
 #include <fcntl.h>

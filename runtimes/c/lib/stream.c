@@ -2,6 +2,7 @@
  * Each writer sends the same read-only block `messages` times; each reader
  * reads into a `size`-byte buffer until EOF, looping on short reads. */
 #include "stream.h"
+#include "uring.h"
 
 #include <errno.h>
 #include <stdlib.h>
