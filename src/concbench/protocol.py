@@ -56,7 +56,9 @@ class _Answer(pydantic.BaseModel):
 
 
 class Sample(_Answer):
-    """One timed execution of the work in a trial (the answer's `runs`: docs/formats.md, "Words")."""
+    """One timed execution of the work in a trial, as the kit's answer gives it
+    (its `runs`: docs/formats.md, "Words"), validated; the runner stores it as
+    a records.Sample."""
 
     warmup: bool
     wall_ns: Count  # at least 1, which parse() checks
@@ -158,14 +160,14 @@ def _fraction(number: str):
     raise OutOfBounds(f"a number that is not an integer: {number[:40]}")
 
 
-def _timeless(runs: list[Sample], lifetime_ns: int) -> str:
-    """'' unless a run claims to have taken no time, which no run can. One that
+def _timeless(samples: list[Sample], lifetime_ns: int) -> str:
+    """'' unless a sample claims to have taken no time, which none can. One that
     claims more than its process lived lies about its time: verdict() finds
-    that INVALID, as it does runs that together claim more."""
-    for run in runs:
-        if run.wall_ns < 1:
+    that INVALID, as it does samples that together claim more."""
+    for sample in samples:
+        if sample.wall_ns < 1:
             return (
-                f"a run's wall_ns is {run.wall_ns}: it must lie between 1 and the "
+                f"a run's wall_ns is {sample.wall_ns}: it must lie between 1 and the "
                 f"{lifetime_ns / 1e9:.3g} s the process lived"
             )
     return ""
@@ -182,7 +184,7 @@ class Expectations:
 
     result: Callable[[int | None], dict[str, int]]
     warmup: int
-    runs: int
+    runs: int  # timed samples asked for: the request's "runs", as --runs names it
     batch: int | None = None  # rate workloads: every run counts whole batches
     delay_ns: int = 0  # every unit sleeps this long: a run takes at least
     # this and less than twice it (they slept at once)
@@ -262,34 +264,34 @@ def _classify(exit: Exit, answer: Response | Refusal | str, expect: Expectations
         return Status.INVALID, (
             f"asked for {expect.warmup} warm-up + {expect.runs} runs, got {len(answer.runs)} runs in another order"
         )
-    walls = sum(run.wall_ns for run in answer.runs)
+    walls = sum(sample.wall_ns for sample in answer.runs)
     if walls > exit.wall_ns:
         return Status.INVALID, (
             f"its runs took {walls / 1e9:.6f} s by its own clock, longer than "
             f"the {exit.wall_ns / 1e9:.6f} s its process lived"
         )
-    for index, run in enumerate(answer.runs):
-        mismatch = _mismatch(run, expect)
+    for index, sample in enumerate(answer.runs):
+        mismatch = _mismatch(sample, expect)
         if mismatch:
             return Status.INVALID, f"run {index + 1}: {mismatch}"
     return Status.OK, ""
 
 
-def _mismatch(run: Sample, expect: Expectations) -> str:
-    """'' if the run did what was asked, else the first thing it did not."""
+def _mismatch(sample: Sample, expect: Expectations) -> str:
+    """'' if the sample did what was asked, else the first thing it did not."""
     if expect.batch:
-        bad = _bad_count(run.ops, expect.batch)
+        bad = _bad_count(sample.ops, expect.batch)
         if bad:
             return bad
     try:
         return (
-            compare(run.result, expect.result(run.ops))
-            or _bad_delay(run.wall_ns, expect.delay_ns)
-            or _bad_units(run, expect)
-            or _bad_evidence(run.evidence, expect.evidence(run.ops))
+            compare(sample.result, expect.result(sample.ops))
+            or _bad_delay(sample.wall_ns, expect.delay_ns)
+            or _bad_units(sample, expect)
+            or _bad_evidence(sample.evidence, expect.evidence(sample.ops))
         )
     except ArithmeticError as e:
-        return f"the spec gives no expected figures for ops = {run.ops}: {e}"
+        return f"the spec gives no expected figures for ops = {sample.ops}: {e}"
 
 
 def _bad_count(ops: int | None, batch: int) -> str:
@@ -315,16 +317,16 @@ def _bad_delay(wall_ns: int, delay_ns: int) -> str:
     return ""
 
 
-def _bad_units(run: Sample, expect: Expectations) -> str:
-    if expect.fixed_units is not None and run.units != expect.fixed_units:
-        return f"units = {run.units}, but this mechanism runs on {expect.fixed_units}"
-    least = expect.least_units(run.ops) if expect.fixed_units is None else None
-    if least is not None and run.units < least:
-        return f"units = {run.units}, fewer than the {least} the work starts"
-    if run.peak_live > run.units:
-        return f"peak_live = {run.peak_live}, more units alive at once than the {run.units} started"
-    if run.units and not run.peak_live:
-        return f"peak_live = 0, but {run.units} units started"
+def _bad_units(sample: Sample, expect: Expectations) -> str:
+    if expect.fixed_units is not None and sample.units != expect.fixed_units:
+        return f"units = {sample.units}, but this mechanism runs on {expect.fixed_units}"
+    least = expect.least_units(sample.ops) if expect.fixed_units is None else None
+    if least is not None and sample.units < least:
+        return f"units = {sample.units}, fewer than the {least} the work starts"
+    if sample.peak_live > sample.units:
+        return f"peak_live = {sample.peak_live}, more units alive at once than the {sample.units} started"
+    if sample.units and not sample.peak_live:
+        return f"peak_live = 0, but {sample.units} units started"
     return ""
 
 

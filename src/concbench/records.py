@@ -33,7 +33,9 @@ class CellKey:
 @dataclass(frozen=True)
 class Sample:
     """One timed execution of the work inside a trial process, measured by the
-    kit (a "run" in the protocol's JSON and in --runs: docs/formats.md, "Words")."""
+    kit (a "run" in the protocol's JSON and in --runs: docs/formats.md, "Words"),
+    as the store keeps it: protocol.Sample once verified, or read back from a
+    database whose older samples lack peak_live."""
 
     warmup: bool
     wall_ns: int

@@ -102,7 +102,7 @@ def run_trial(cell: Cell, index: int, settings: Settings, caps: Limits) -> Trial
         tree_rss_kb=response.tree_rss_kb if response else None,
         runtime_info=response.runtime.model_dump() if response else {},
         stderr=exit.stderr,
-        samples=tuple(Sample(**run.model_dump()) for run in response.runs) if response else (),
+        samples=tuple(Sample(**sample.model_dump()) for sample in response.runs) if response else (),
     )
 
 

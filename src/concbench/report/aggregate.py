@@ -25,15 +25,15 @@ class CellResult:
         return tuple(t for t in self.trials if t.status == Status.OK)
 
     def _timed(self, figure) -> Summary | None:
-        return summarize(self.seconds_text(figure))
+        return summarize(self._seconds(figure))
 
-    def seconds_text(self, figure) -> list[float]:
+    def _seconds(self, figure) -> list[float]:
         """A figure of every timed run of verified trials, in seconds; failures never count."""
         return [figure(s) / 1e9 for t in self.verified for s in t.timed]
 
     @cached_property
     def reals(self) -> list[float]:
-        return self.seconds_text(lambda s: s.wall_ns)
+        return self._seconds(lambda s: s.wall_ns)
 
     @cached_property
     def real(self) -> Summary | None:
@@ -59,20 +59,20 @@ class CellResult:
     @cached_property
     def rates(self) -> list[float]:
         """Operations per second of the timed runs of verified trials (rate workloads)."""
-        return [s.ops / s.wall_ns * 1e9 for s in self.rated_runs]
+        return [s.ops / s.wall_ns * 1e9 for s in self.rated_samples]
 
     @cached_property
     def rate(self) -> Summary | None:
         return summarize(self.rates)
 
     @cached_property
-    def median_run(self) -> Sample | None:
-        """The timed run whose rate is the median (the lower one of an even count)."""
-        runs = sorted(self.rated_runs, key=lambda s: s.ops / s.wall_ns)
-        return runs[(len(runs) - 1) // 2] if runs else None
+    def median_sample(self) -> Sample | None:
+        """The timed sample whose rate is the median (the lower one of an even count)."""
+        samples = sorted(self.rated_samples, key=lambda s: s.ops / s.wall_ns)
+        return samples[(len(samples) - 1) // 2] if samples else None
 
     @property
-    def rated_runs(self) -> list[Sample]:
+    def rated_samples(self) -> list[Sample]:
         return [s for t in self.verified for s in t.timed if s.ops and s.wall_ns]
 
     @cached_property
@@ -175,19 +175,32 @@ class Table:
         """The spec's evidence, summed over the cell's timed runs."""
         if not self.spec or not cell.verified:
             return ()
-        runs = [s for t in cell.verified for s in t.timed]
+        samples = [s for t in cell.verified for s in t.timed]
         params = dict(cell.key.params)
         found = []
         for name, evidence in self.spec.evidence.items():
-            if any(name not in s.evidence for s in runs):
+            if any(name not in s.evidence for s in samples):
                 continue  # stored before the spec declared it
             try:
-                of = sum(self.spec.evidence_of(params, s.ops)[name] for s in runs)
+                of = sum(self.spec.evidence_of(params, s.ops)[name] for s in samples)
             except (KeyError, ArithmeticError):
                 continue  # the spec changed since: its events cannot be counted for these parameters
-            counts = [s.evidence[name] for s in runs]
+            counts = [s.evidence[name] for s in samples]
             found.append(Observed(name, None if None in counts else sum(counts), of, evidence.share, evidence.mark))
         return tuple(found)
+
+    def observed_by_name(self, cell: CellResult) -> dict[str, Observed]:
+        """observed(), looked up by evidence name: a column per name the spec declares."""
+        return {o.name: o for o in self.observed(cell)}
+
+    def units_and_live(self, cell: CellResult) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The units a row shows started and the most alive at once. A time-boxed
+        run creates as many units as it had time for: a rate table shows those
+        of its median sample, the sample whose count the row prints."""
+        sample = cell.median_sample if self.rate_format else None
+        if sample is None:
+            return cell.units, cell.peaks
+        return (sample.units,), (sample.peak_live,) if sample.peak_live is not None else ()
 
     def marks(self, cell: CellResult) -> tuple[Mark, ...]:
         """Where the cell's concurrency did not happen: units that never

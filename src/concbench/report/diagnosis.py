@@ -57,15 +57,16 @@ HEADING = "Diagnosis (computed from this run; a mechanism wins only if all its t
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """What each format shows: the heading, a paragraph per kind of work, the summary."""
+    """What each format shows: the heading, a paragraph per finding (a kind
+    of work), the summary; plain text, which each format escapes its own way."""
 
-    findings: tuple[str, ...]
+    paragraphs: tuple[str, ...]
     summary: str
     heading: str = HEADING
 
     def lines(self) -> list[str]:
-        """As plain text: the findings as "- " items between heading and summary."""
-        return [self.heading, *(f"- {finding}" for finding in self.findings), self.summary]
+        """For the terminal: the paragraphs as "- " items between heading and summary."""
+        return [self.heading, *(f"- {paragraph}" for paragraph in self.paragraphs), self.summary]
 
 
 def diagnose(tables: list[Table]) -> Diagnosis | None:
@@ -73,31 +74,33 @@ def diagnose(tables: list[Table]) -> Diagnosis | None:
     found = findings(tables)
     if not found:
         return None
-    return Diagnosis(tuple(_paragraph(v) for v in found), _summary(found))
+    return Diagnosis(tuple(map(_paragraph, found)), _summary(found))
 
 
-def _paragraph(v: Finding) -> str:
-    table, base = v.table, v.table.baseline
+def _paragraph(finding: Finding) -> str:
+    table, base = finding.table, finding.table.baseline
     where = f"{table.work} ({table.workload} {table.params_text})"
-    if v.winners == (base,):
-        others = ", ".join(f"{r.key.row} {ratio_text(table.ratio(r))}" for r in v.ranked if r is not base)
-        level = [r.key.row for r in v.ranked[1:] if not _beats(base, r)]
+    if finding.winners == (base,):
+        others = ", ".join(f"{r.key.row} {ratio_text(table.ratio(r))}" for r in finding.ranked if r is not base)
+        level = [r.key.row for r in finding.ranked[1:] if not _beats(base, r)]
         verb = f"is level with {', '.join(level)} within the noise" if level else "wins"
         return f"{where}: {base.key.row} {verb}; the others reach {others} of its speed. Concurrency does not pay."
-    best = v.ranked[0]
-    if not v.winners:
+    best = finding.ranked[0]
+    if not finding.winners:
         return (
             f"{where}: no mechanism is clear of {base.key.row}; the best, {best.key.row}, "
             f"is {ratio_text(table.ratio(best))} with overlapping runs. Concurrency does not pay here."
         )
-    speeds = " and ".join(f"{ratio_text(table.ratio(r))}" for r in v.winners)
+    speeds = " and ".join(f"{ratio_text(table.ratio(r))}" for r in finding.winners)
     who = (
-        f"{v.winners[0].key.row} wins at"
-        if len(v.winners) == 1
-        else f"{_names(v.winners)} win, level within the noise, at"
+        f"{finding.winners[0].key.row} wins at"
+        if len(finding.winners) == 1
+        else f"{_names(finding.winners)} win, level within the noise, at"
     )
     rest = ", ".join(
-        f"{r.key.row} {ratio_text(table.ratio(r))}" for r in v.ranked if r not in v.winners and r is not base
+        f"{r.key.row} {ratio_text(table.ratio(r))}"
+        for r in finding.ranked
+        if r not in finding.winners and r is not base
     )
     return f"{where}: {who} {speeds} the speed of {base.key.row}" + (f"; then {rest}." if rest else ".")
 
@@ -108,10 +111,12 @@ def _names(rows) -> str:
 
 
 def _summary(found: list[Finding]) -> str:
-    paying = [f"{v.table.work} ({', '.join(r.key.row for r in v.winners)})" for v in found if v.pays]
-    not_paying = sorted({v.table.work for v in found if not v.pays})
-    winners = {r.key.row for v in found for r in v.winners}
-    mechanisms = dict.fromkeys(r.key.row for v in found for r in v.ranked)
+    paying = [
+        f"{finding.table.work} ({', '.join(r.key.row for r in finding.winners)})" for finding in found if finding.pays
+    ]
+    not_paying = sorted({finding.table.work for finding in found if not finding.pays})
+    winners = {r.key.row for finding in found for r in finding.winners}
+    mechanisms = dict.fromkeys(r.key.row for finding in found for r in finding.ranked)
     never = [m for m in mechanisms if m not in winners]
     parts = [f"Concurrency pays for {', '.join(paying)}" if paying else "Concurrency pays for no kind of work here"]
     if not_paying:

@@ -9,6 +9,7 @@ from ..protocol import Status
 from ..records import TrialRecord
 from ..store import RunInfo, Store
 from . import aggregate, diagnosis
+from .figures import megabytes_text
 
 
 @dataclass(frozen=True)
@@ -48,5 +49,5 @@ def build(store: Store, run_id: int | None = None) -> RunReport:
 
 def _floors(floors: dict[str, int | None]) -> str:
     return ", ".join(
-        f"{runtime} {kb / 1024:.1f} MB" if kb else f"{runtime} not measured" for runtime, kb in floors.items()
+        f"{runtime} {megabytes_text(kb)}" if kb else f"{runtime} not measured" for runtime, kb in floors.items()
     )

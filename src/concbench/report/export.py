@@ -1,6 +1,7 @@
-"""The machine-readable reports of a run: every run of every trial as CSV,
-or one JSON document with the trials and the cells' summaries. Both are
-built from the records of records.py; docs/formats.md documents them."""
+"""The machine-readable reports of a run: every sample of every trial as
+CSV, or one JSON document with the trials and the cells' summaries. Both are
+built from the records of serialize.py; docs/formats.md documents them (and
+why their field for samples is still called "runs")."""
 
 import csv
 import io
@@ -14,7 +15,7 @@ from .serialize import cell_record, trial_record
 # meaning; adding a field or column does not raise it.
 SCHEMA = 1
 
-# A trial's record, flattened: "process" becomes process_*; its runs make
+# A trial's record, flattened: "process" becomes process_*; its samples make
 # the rows; stderr is left out (the JSON document has it).
 TRIAL_COLUMNS = (
     "run",
@@ -41,7 +42,19 @@ TRIAL_COLUMNS = (
     "tree_rss_kb",
     "runtime_info",
 )
-RUN_COLUMNS = ("run_index", "warmup", "wall_ns", "user_ns", "sys_ns", "units", "peak_live", "ops", "result", "evidence")
+# A sample's columns: the names of its JSON record, where it is a "run".
+SAMPLE_COLUMNS = (
+    "run_index",
+    "warmup",
+    "wall_ns",
+    "user_ns",
+    "sys_ns",
+    "units",
+    "peak_live",
+    "ops",
+    "result",
+    "evidence",
+)
 
 # A spreadsheet reads a cell that starts with one of these as a formula (OWASP, "CSV Injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -60,18 +73,18 @@ def json_text(report: RunReport) -> str:
 
 
 def csv_text(report: RunReport) -> str:
-    """A row per run of every trial, warm-ups included; a trial with no runs
-    (a crash, a timeout) still has one, its run columns empty."""
+    """A row per sample of every trial, warm-ups included; a trial with no
+    samples (a crash, a timeout) still has one, its sample columns empty."""
     out = io.StringIO()
     # Every text cell quoted, as OWASP's guidance on CSV injection asks: a bare
     # carriage return in a name would otherwise end the row for many readers.
-    writer = csv.DictWriter(out, TRIAL_COLUMNS + RUN_COLUMNS, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
+    writer = csv.DictWriter(out, TRIAL_COLUMNS + SAMPLE_COLUMNS, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     writer.writeheader()
     for t in report.trials:
         record = trial_record(report.run, t)
         trial = _trial_columns(record)
-        for index, run in enumerate(record["runs"]):
-            writer.writerow(trial | _cells({"run_index": index, **run}))
+        for index, sample in enumerate(record["runs"]):
+            writer.writerow(trial | _cells({"run_index": index, **sample}))
         if not record["runs"]:
             writer.writerow(trial)
     return out.getvalue()

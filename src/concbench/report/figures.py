@@ -1,5 +1,7 @@
-"""Figures as text, for every format of a report (terminal, Markdown,
-HTML): ratios, counts, shares, intervals and SI-scaled numbers."""
+"""What every format of a report (terminal, Markdown, HTML) says alike, as
+plain text for each to lay out and escape its own way: the figures (ratios,
+counts, shares, intervals, SI-scaled numbers, memory), the trials and
+skipped columns, the seeds' formats and the legend."""
 
 import math
 import textwrap
@@ -10,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..stats import Summary
 
 if TYPE_CHECKING:
-    from .aggregate import CellResult, Observed
+    from .aggregate import CellResult, Observed, Table
 
 
 def ratio_text(ratio: float) -> str:
@@ -28,6 +30,7 @@ def count_text(n: int) -> str:
 
 
 def units_text(units: tuple[int, ...]) -> str:
+    """Units in the narrow columns of the terminal and Markdown: 40, 27.2k-38.3k."""
     if not units:
         return "-"
     return count_text(units[0]) if len(units) == 1 else f"{count_text(units[0])}-{count_text(units[-1])}"
@@ -65,6 +68,28 @@ def cv_text(summary: Summary) -> str:
     return f"{summary.cv * 100:.1f}%" if summary.n > 1 else "-"
 
 
+def verified_text(cell: "CellResult") -> str:
+    """The trials column: verified / run."""
+    return f"{len(cell.verified)}/{len(cell.trials)}"
+
+
+def failures_text(cell: "CellResult") -> str:
+    """The trials that did not verify, by status: '1 INVALID 2 TIMEOUT'; '' for none."""
+    return " ".join(f"{n} {status.upper()}" for status, n in sorted(cell.failures.items()))
+
+
+def trials_text(cell: "CellResult") -> str:
+    """The trials column in plain text: '1/3 2 TIMEOUT'."""
+    failures = failures_text(cell)
+    return f"{verified_text(cell)} {failures}" if failures else verified_text(cell)
+
+
+def skipped_text(table: "Table") -> dict[str, str]:
+    """The rows that did not run, those with the same reason together:
+    {'n/a: why': 'ruby/thread, c/pthread'}."""
+    return {f"{kind}: {reason}": ", ".join(rows) for (kind, reason), rows in table.skipped_by_reason().items()}
+
+
 def share_text(observed: "Observed | None") -> str:
     if observed is None:
         return "-"
@@ -83,21 +108,24 @@ def scaled(value: float) -> tuple[str, str]:
 
 
 def seconds_text(value: float) -> str:
+    """Seconds on the HTML page, where figures of any size share a chart: 121.8 ms."""
     number, prefix = scaled(value)
     return f"{number} {prefix}s"
 
 
 def rate_text(value: float) -> str:
-    """Operations per second the way benchmark-ips counts them: 13.99M."""
+    """Operations per second on the HTML page: 13.99M (the tables print si()'s, the seeds' own)."""
     number, prefix = scaled(value)
     return number + prefix
 
 
 def megabytes_text(kb: float) -> str:
+    """Memory in every format: kB as '13.6 MB'."""
     return f"{kb / 1024:.1f} MB"
 
 
 def units_range(units: tuple[int, ...]) -> str:
+    """Units on the HTML page, which has room for every digit: 40, 27,200–38,300."""
     if not units:
         return "–"
     return f"{units[0]:,}" if len(units) == 1 else f"{units[0]:,}–{units[-1]:,}"
@@ -122,18 +150,18 @@ def _benchmark(cell: "CellResult") -> list[str]:
 
 def _executions(cell: "CellResult") -> list[str]:
     """Concurrently's "proc.call:   11048400 executions in 1.0000 seconds", then ops/s."""
-    run = cell.median_run
-    return [str(run.ops), f"{run.wall_ns / 1e9:.4f}", si(cell.rate.median)]
+    sample = cell.median_sample
+    return [str(sample.ops), f"{sample.wall_ns / 1e9:.4f}", si(cell.rate.median)]
 
 
 def _ips(cell: "CellResult") -> list[str]:
     """benchmark-ips, as the Pbt seed prints it: "39.273 (± 2.5%) i/s - 198.000 in 5.042910s"."""
-    rate, runs = cell.rate, cell.rated_runs
+    rate, samples = cell.rate, cell.rated_samples
     return [
         si(rate.median),
-        f"{rate.cv * 100:.1f}%" if rate.n > 1 else "-",
-        si(sum(s.ops for s in runs)),
-        f"{sum(s.wall_ns for s in runs) / 1e9:.6f}s",
+        cv_text(rate),
+        si(sum(s.ops for s in samples)),
+        f"{sum(s.wall_ns for s in samples) / 1e9:.6f}s",
     ]
 
 

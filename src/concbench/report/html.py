@@ -18,7 +18,17 @@ from . import charts
 from .aggregate import CellResult, Sweep, Table, sweeps
 from .diagnosis import Diagnosis
 from .document import RunReport
-from .figures import LEGEND, megabytes_text, rate_text, ratio_text, seconds_text, share_text, units_range
+from .figures import (
+    LEGEND,
+    failures_text,
+    megabytes_text,
+    rate_text,
+    ratio_text,
+    seconds_text,
+    share_text,
+    units_range,
+    verified_text,
+)
 
 
 def _e(value) -> str:
@@ -122,10 +132,10 @@ def _selection(request: dict) -> str:
 
 
 def _diagnosis(found: Diagnosis | None) -> str:
-    """The diagnosis: the findings as a list between its heading and its summary."""
+    """The diagnosis: its paragraphs as a list between its heading and its summary."""
     if not found:
         return ""
-    items = "<ul>" + "".join(f"<li>{_e(finding)}</li>" for finding in found.findings) + "</ul>"
+    items = "<ul>" + "".join(f"<li>{_e(paragraph)}</li>" for paragraph in found.paragraphs) + "</ul>"
     return _section("Diagnosis", "Diagnosis", f"<p>{_e(found.heading)}</p>", items, f"<p>{_e(found.summary)}</p>")
 
 
@@ -339,19 +349,19 @@ def _columns(table: Table) -> list[tuple[str, str, Callable[[CellResult], str]]]
         (
             "units",
             "threads, fibers, processes... started per run" + (" (the median run)" if table.rate_format else ""),
-            lambda c: units_range((c.median_run.units,) if table.rate_format else c.units),
+            lambda c: units_range(table.units_and_live(c)[0]),
         ),
         (
             "live",
             "the most units alive at once" + (" (the median run)" if table.rate_format else ""),
-            lambda c: units_range(_live(table, c)),
+            lambda c: units_range(table.units_and_live(c)[1]),
         ),
         *(
             (
                 name,
                 f"the share of its {table.spec.evidence[name].of} events that went the concurrent way: "
                 f"{table.spec.evidence[name].share}; ?: not observable",
-                lambda c, name=name: share_text({o.name: o for o in table.observed(c)}.get(name)),
+                lambda c, name=name: share_text(table.observed_by_name(c).get(name)),
             )
             for name in table.evidence_names
         ),
@@ -367,13 +377,6 @@ def _columns(table: Table) -> list[tuple[str, str, Callable[[CellResult], str]]]
         ),
     ]
     return columns
-
-
-def _live(table: Table, cell: CellResult) -> tuple[int, ...]:
-    run = cell.median_run if table.rate_format else None
-    if run:
-        return (run.peak_live,) if run.peak_live is not None else ()
-    return cell.peaks
 
 
 def _switches(cell: CellResult) -> str:
@@ -410,9 +413,9 @@ def _rows_table(table: Table) -> str:
 
 
 def _trials(cell: CellResult) -> str:
-    counts = f"{len(cell.verified)}/{len(cell.trials)}"
-    failures = " ".join(f"{n} {status.upper()}" for status, n in sorted(cell.failures.items()))
-    return _e(counts) + (f' <a class="status" href="#failed-trials">{_e(failures)}</a>' if failures else "")
+    failures = failures_text(cell)
+    link = f' <a class="status" href="#failed-trials">{_e(failures)}</a>' if failures else ""
+    return _e(verified_text(cell)) + link
 
 
 def _remarks(table: Table) -> str:

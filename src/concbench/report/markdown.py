@@ -15,8 +15,20 @@ from ..display import printable
 from ..store import RunInfo
 from .aggregate import CellResult, Table
 from .document import RunReport
-from .figures import LEGEND, SEED_FORMATS, SeedFormat, cv_text, interval_text, ratio_text, share_text, units_text
-from .terminal import check_text, failure_lines, skipped_reasons
+from .figures import (
+    LEGEND,
+    SEED_FORMATS,
+    SeedFormat,
+    cv_text,
+    interval_text,
+    megabytes_text,
+    ratio_text,
+    share_text,
+    skipped_text,
+    trials_text,
+    units_text,
+)
+from .terminal import failure_lines
 
 
 def render(report: RunReport) -> str:
@@ -31,7 +43,7 @@ def render(report: RunReport) -> str:
     parts.append(" ".join(LEGEND))
     if report.diagnosis:
         found = report.diagnosis
-        items = "\n".join(f"- {_inline(finding)}" for finding in found.findings)
+        items = "\n".join(f"- {_inline(paragraph)}" for paragraph in found.paragraphs)
         parts += ["### Diagnosis", f"{_inline(found.heading)}\n\n{items}\n\n{_inline(found.summary)}"]
     parts += [
         "### Environment",
@@ -80,12 +92,10 @@ def _grid(table: Table) -> str:
     for cell in table.rows:
         label = _cell(cell.key.row) + (" (baseline)" if cell is table.baseline else "")
         if table.figure(cell) is None:
-            rows.append(_row([label, "no verified trial", *[""] * (len(headers) - 3), check_text(cell).plain]))
+            rows.append(_row([label, "no verified trial", *[""] * (len(headers) - 3), trials_text(cell)]))
         else:
             rows.append(_row([label, *layout.figures(cell), *_tail(table, cell, layout)]))
-    rows += [
-        _row([_cell(names), _cell(why), *[""] * (len(headers) - 2)]) for why, names in skipped_reasons(table).items()
-    ]
+    rows += [_row([_cell(names), _cell(why), *[""] * (len(headers) - 2)]) for why, names in skipped_text(table).items()]
     return "\n".join(rows)
 
 
@@ -93,12 +103,8 @@ def _tail(table: Table, cell: CellResult, layout: SeedFormat) -> list[str]:
     """The columns after the seed's: overhead, ratio, interval, cv, memory, units, trials."""
     figure = table.figure(cell)
     ratio = table.ratio(cell)
-    # A time-boxed run creates as many units as it had time for: the median run's, as the terminal shows.
-    run = cell.median_run if table.rate_format else None
-    units, live = (
-        ((run.units,), (run.peak_live,) if run.peak_live is not None else ()) if run else (cell.units, cell.peaks)
-    )
-    shares = {o.name: o for o in table.observed(cell)}
+    units, live = table.units_and_live(cell)
+    shares = table.observed_by_name(cell)
     marks = ", ".join(m.word for m in table.marks(cell))
     return [
         *([f"{table.overhead(cell):.6f}"] if table.delay else []),
@@ -109,7 +115,7 @@ def _tail(table: Table, cell: CellResult, layout: SeedFormat) -> list[str]:
         units_text(units),
         units_text(live),
         *(share_text(shares.get(name)) for name in table.evidence_names),
-        check_text(cell).plain + (f" **{_cell(marks)}**" if marks else ""),
+        trials_text(cell) + (f" **{_cell(marks)}**" if marks else ""),
     ]
 
 
@@ -117,7 +123,7 @@ def _memory(cell: CellResult) -> str:
     if cell.memory_kb is None:
         return "-"
     tree = "\\*" if cell.memory_is_tree else ""  # escaped: a bare * may open emphasis
-    return f"{cell.memory_kb.median / 1024:.1f} MB{tree}"
+    return megabytes_text(cell.memory_kb.median) + tree
 
 
 def _row(cells: list[str]) -> str:

@@ -18,7 +18,20 @@ from ..stats import Summary
 from ..store import RunInfo
 from .aggregate import CellResult, Table
 from .comparison import ALPHA, CORRECTION, Change, Verdict
-from .figures import SEED_FORMATS, cv_text, interval_text, ratio_text, relative_text, share_text, si, units_text
+from .figures import (
+    SEED_FORMATS,
+    cv_text,
+    failures_text,
+    interval_text,
+    megabytes_text,
+    ratio_text,
+    relative_text,
+    share_text,
+    si,
+    skipped_text,
+    units_text,
+    verified_text,
+)
 from .history import History, Point
 
 
@@ -69,8 +82,7 @@ def render(table: Table) -> list[Text]:
                 )
             )
     lines += [
-        Text(f"{printable(rows):<{width}}  {printable(why)}", style="dim")
-        for why, rows in skipped_reasons(table).items()
+        Text(f"{printable(rows):<{width}}  {printable(why)}", style="dim") for why, rows in skipped_text(table).items()
     ]
     lines += [
         Text.assemble(f"{printable(row):<{width}}  ", (printable(what), "yellow")) for row, what in table.remarks()
@@ -132,16 +144,11 @@ def _ratio(ratio: float | None) -> str:
 
 def _tail(table: Table, cell: CellResult) -> Text:
     memory = cell.memory_kb
-    # A time-boxed run creates as many units as it had time for: show the
-    # median run's, the run whose count the row prints.
-    run = cell.median_run if table.rate_format else None
-    units, live = (
-        ((run.units,), (run.peak_live,) if run.peak_live is not None else ()) if run else (cell.units, cell.peaks)
-    )
-    shares = {o.name: o for o in table.observed(cell)}
+    units, live = table.units_and_live(cell)
+    shares = table.observed_by_name(cell)
     marks = table.marks(cell)
     return Text.assemble(
-        f"  {memory.median / 1024:7.1f} MB" if memory else "          -",
+        f"  {megabytes_text(memory.median):>10}" if memory else "          -",
         "*" if cell.memory_is_tree else " ",
         f" {units_text(units):>9} {units_text(live):>8}",
         *(f" {share_text(shares.get(name)):>{_evidence_width(name)}}" for name in table.evidence_names),
@@ -156,16 +163,10 @@ def _evidence_width(name: str) -> int:
 
 
 def check_text(cell: CellResult) -> Text:
-    verified, total = len(cell.verified), len(cell.trials)
-    text = Text(f"{verified}/{total}", style="green" if verified == total else "red")
-    for status, count in sorted(cell.failures.items()):
-        text.append(f" {count} {status.upper()}", style="bold red")
-    return text
-
-
-def skipped_reasons(table: Table) -> dict[str, str]:
-    """The rows that did not run, those with the same reason on one line."""
-    return {f"{kind}: {reason}": ", ".join(rows) for (kind, reason), rows in table.skipped_by_reason().items()}
+    """verified / run, green if every trial verified, then the failures in bold red."""
+    failures = failures_text(cell)
+    text = Text(verified_text(cell), style="red" if failures else "green")
+    return text.append(" " + failures, style="bold red") if failures else text
 
 
 def failure_lines(cell: CellResult) -> list[Text]:
