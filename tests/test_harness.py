@@ -32,6 +32,8 @@ def test_every_failure_is_classified_stored_and_the_run_goes_on(fake_env):
     assert statuses == {
         "honest": {"ok"},
         "paced": {"ok"},
+        "sleeper": {"ok"},
+        "liar_once": {"invalid"},
         "slow": {"ok"},
         "forker": {"stray"},
         "escaper": {"stray"},
@@ -288,15 +290,19 @@ def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
                 "    strays INTEGER,                 -- processes left running when it exited, killed; NULL: unknown\n",
                 "",
             )
+            .replace(
+                "    repeat INTEGER NOT NULL DEFAULT 1,    -- repetitions of the work its figures are the mean of\n", ""
+            )
             .replace(store.SCHEMA_4_TABLES, "")
+            .replace(store.CALIBRATIONS_TABLE, "")
         )
         assert "ops INTEGER" not in schema and "params TEXT NOT NULL DEFAULT" not in schema
         assert "peak_live" not in schema and "switches" not in schema and "floors" not in schema
-        assert "strays" not in schema
+        assert "strays" not in schema and "repeat" not in schema and "calibrations" not in schema
         connection.executescript(schema + "PRAGMA user_version = 1;")
         connection.execute("INSERT INTO runs VALUES (1, 'then', 'then', 'complete', '{\"profile\": \"smoke\"}', '{}')")
     done = concbench("run", "-w", "ticks", "-m", "honest", "--profile", "smoke", "--db", old, env=fake_env)
     assert done.returncode == 0, done.stderr
     assert [r["runs"][0]["ops"] for r in records({**fake_env, "CONCBENCH_DB": str(old)})] == [30]
-    older = store.Store(old, create=False).run(1).request  # it ran without caps on a trial
-    assert older == {"profile": "smoke", "memory_limit": 0, "process_limit": 0}
+    older = store.Store(old, create=False).run(1).request  # without caps on a trial, a fixed plan, no calibration
+    assert older == {"profile": "smoke", "memory_limit": 0, "process_limit": 0, "trials": 1, "min_run": 0}

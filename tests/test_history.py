@@ -64,10 +64,10 @@ def test_history_calls_the_step_on_the_run_that_made_it(fake_env):
     assert "aaaaaaa" in line_of(paced, 1) and line_of(paced, 1).endswith("%")  # nothing to compare with
     assert "step" not in line_of(paced, 2) and line_of(paced, 2).endswith("interrupted")
     assert "ccccccc" in line_of(paced, 3)
-    assert line_of(paced, 3).endswith("x1.50  step: slower 50.0% (p=0.001)")
+    assert line_of(paced, 3).endswith("x1.50  step: slower 50.0% (q=0.005)")
     # Run 4 is back to the old time on the same clean commit: the machine moved, not the code.
-    assert line_of(paced, 4).endswith("x0.67  step: faster 33.3% (p=0.001), same commit")
-    assert paced[-1] == "  run 1 to run 4: x1.00  p=1.00"
+    assert line_of(paced, 4).endswith("x0.67  step: faster 33.3% (q=0.005), same commit")
+    assert paced[-1] == "  run 1 to run 4: x1.00  q=1.00"
     assert not any("step" in line for line in honest)
     assert "4 runs: 2 steps in 1 cell, 0 drifts" in done.stdout
 
@@ -82,7 +82,7 @@ def test_history_follows_the_chosen_cells(fake_env):
     assert done.returncode == 0, done.stderr
     paced = blocks(done.stdout)["fake/paced"]
     assert list(blocks(done.stdout)) == ["fake/paced"]
-    assert line_of(paced, 2).endswith("CI      +0.0/+0.0%     x1.00  p=1.00")
+    assert line_of(paced, 2).endswith("CI      +0.0/+0.0%     x1.00  q=1.00")
 
     honest = blocks(concbench("history", "-m", "honest", env=fake_env).stdout)["fake/honest"]
     assert len(honest) == 1 and honest[0].endswith("one run, nothing to compare")

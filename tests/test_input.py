@@ -3,18 +3,15 @@ prints, what a manifest, a spec or a path says is shown as text; bad options,
 damaged databases and missing files get one line; a command asked only to
 read creates nothing; bad input is refused before anything is built."""
 
-import itertools
 import os
 import re
 import shutil
 import sqlite3
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, assert_one_line_error, concbench
 
-from concbench import plan, runtimes, workloads
 from concbench.store import SCHEMA_VERSION, Store
 
 MARKUP = ("[/]", "[bold]x")  # each crashes rich if read as markup
@@ -130,26 +127,6 @@ def test_a_stored_selection_out_of_bounds_is_not_resumed(fake_env, request_json,
     with sqlite3.connect(db) as connection:
         connection.execute("UPDATE runs SET request = ? WHERE id = ?", (request_json, run_id))
     assert_one_line_error(concbench("run", "--resume", env=fake_env), fragment)
-
-
-def test_the_trials_of_a_plan_are_made_as_they_are_run(monkeypatch):
-    monkeypatch.setenv("CONCBENCH_BUILTINS", "off")
-    monkeypatch.setenv("CONCBENCH_WORKLOADS", str(FIXTURES / "workloads"))
-    monkeypatch.setenv("CONCBENCH_RUNTIMES", str(FIXTURES / "runtimes"))
-    choice = plan.choose(
-        plan.Selection(workloads=("triangle",), mechanisms=("honest", "liar")),
-        workloads.load_all(),
-        runtimes.load_all(),
-    )
-    found = plan.make_plan(choice)
-    huge = replace(found, settings=replace(found.settings, trials=10**12))
-    first = found.cells[0].key.id
-    assert [(c.mechanism, t) for c, t in itertools.islice(huge.trials({(first, 0)}), 3)] == [
-        ("liar", 0),
-        ("honest", 1),
-        ("liar", 1),
-    ]
-    assert huge.trials_to_go({(first, 0), (first, 10**12), ("elsewhere", 0)}) == 2 * 10**12 - 1
 
 
 @pytest.fixture(scope="module")

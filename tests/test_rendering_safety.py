@@ -124,7 +124,8 @@ def test_the_run_header_shows_the_environment_as_text(loud, monkeypatch):
 def test_the_progress_display_shows_names_and_details_as_text(loud, monkeypatch):
     (trial,) = stored(loud["env"], monkeypatch).trials
     console = Console(file=io.StringIO(), force_terminal=True, color_system="standard", width=200)
-    with ProgressDisplay(console, total=1) as display:
+    schedule = SimpleNamespace(planned=1, settings=SimpleNamespace(budget=None))
+    with ProgressDisplay(console, schedule) as display:
         display.started(SimpleNamespace(key=SimpleNamespace(workload="[/]", row="[bold]x\x1b[2J")), 0)
         display.finished(trial)
     shown = console.file.getvalue()

@@ -24,6 +24,7 @@ import Foreign.Marshal.Array (allocaArray)
 import Foreign.Ptr (Ptr)
 import Foreign.Storable (peekElemOff)
 import GHC.Clock (getMonotonicTimeNSec)
+import GHC.RTS.Flags (ParFlags (..), getParFlags)
 import System.Mem (performMajorGC)
 import System.Exit (ExitCode (..), exitWith)
 import System.IO (hFlush, hPutStrLn, stderr, stdout)
@@ -82,16 +83,24 @@ serve = do
       pure (runs', [])
     other -> refuse ("kind " ++ other ++ ": the Haskell kit has no rate workloads yet")
   capabilities <- getNumCapabilities
+  scheduling <- schedulingFlags
   pure . object $
     [ "ok" .= True
     , "runtime" .= object
         [ "name" .= ("haskell" :: String)
         , "version" .= showVersion fullCompilerVersion
-        , "flags" .= (ghcFlags ++ ["-N" ++ show capabilities])
+        , "flags" .= (ghcFlags ++ ["-N" ++ show capabilities] ++ scheduling)
         ]
     , "runs" .= samples
     ] <> extra
   where refuse = throwIO . KitError
+
+-- | The RTS options in force that change how threads and collections use
+-- the cores (the manifest's options pass them with +RTS ... -RTS).
+schedulingFlags :: IO [String]
+schedulingFlags = do
+  flags <- getParFlags
+  pure $ ["-qa" | setAffinity flags] ++ ["-qm" | not (migrate flags)] ++ ["-qg" | not (parGcEnabled flags)]
 
 -- | One run: CPU time and the wall clock right around it (the wall clock
 -- innermost); the outcome is forced inside, so no work escapes as a thunk.

@@ -15,11 +15,14 @@ from . import environment, leftovers, limits, options, paths, runtimes, workload
 from . import setup as system
 from .display import printable
 from .errors import UserError
-from .plan import BOUNDS, PROFILE_SETTINGS, Plan, Selection, choose, make_plan
-from .progress import ProgressDisplay
+from .plan import BOUNDS, MIN_RUN, PROFILE_SETTINGS, TARGET, Plan, Selection, choose, make_plan
+from .progress import ProgressDisplay, schedule_lines
+from .protocol import Status
 from .report import comparison, document, export, figures, html, markdown, serialize, terminal
+from .report.figures import duration_text
 from .report.history import CellFilter, histories
 from .runner import execute
+from .schedule import Schedule
 from .store import Store
 
 # Nothing printed is read as markup: names, docs, versions and paths come from
@@ -134,7 +137,38 @@ def cli():
     callback=options.names,
     help="Turn on a runtime option, e.g. yjit; recorded with every result.",
 )
-@click.option("--trials", type=click.IntRange(*BOUNDS["trials"]), help="Fresh processes per cell.")
+@click.option(
+    "--trials",
+    type=click.IntRange(*BOUNDS["trials"]),
+    help="Exactly this many fresh processes per cell (a fixed plan). Default: the profile's 3 at "
+    "least, then more until the cell settles (--target).",
+)
+@click.option(
+    "--target",
+    type=options.Percent("target"),
+    metavar="PCT",
+    help=f"Give a cell more trials until its median's 95%% interval lies within +-PCT of it "
+    f"(default {TARGET * 100:g}%%), up to --max-trials or its share of --budget.",
+)
+@click.option(
+    "--max-trials",
+    type=click.IntRange(*BOUNDS["max_trials"]),
+    help="The most trials a cell takes while it settles (default: the profile's, quick 10, standard 20).",
+)
+@click.option(
+    "--budget",
+    type=options.Duration("budget"),
+    metavar="TIME",
+    help="End the run within this time (e.g. 3m, 90s) plus one trial: every cell's least trials "
+    "first, then the rest to the cells whose intervals are widest. Default: none.",
+)
+@click.option(
+    "--min-run",
+    type=options.Duration("min_run", off_ok=True),
+    metavar="TIME|off",
+    help=f"Repeat fixed work inside each timed run until it lasts this long, calibrated once per "
+    f"cell (default {MIN_RUN * 1000:g}ms; the smoke profile: off).",
+)
 @click.option("--warmup", type=click.IntRange(*BOUNDS["warmup"]), help="Warm-up runs in each process.")
 @click.option("--runs", type=click.IntRange(*BOUNDS["runs"]), help="Timed runs in each process.")
 @click.option(
@@ -158,6 +192,12 @@ def cli():
     f"fails, and the trial is marked LIMIT. Default: {limits.DEFAULT_TASKS}.",
 )
 @click.option(
+    "--repeat-check",
+    is_flag=True,
+    help="Run the selection twice, back to back, and show how far each cell's median moved "
+    "between the two: the noise of this machine, which any comparison must see through.",
+)
+@click.option(
     "--resume",
     is_flag=False,
     flag_value="latest",
@@ -178,8 +218,13 @@ def run(
     warmup,
     runs,
     timeout,
+    target,
+    max_trials,
+    budget,
+    min_run,
     memory_limit,
     process_limit,
+    repeat_check,
     resume,
     db,
 ):
@@ -188,6 +233,8 @@ def run(
     Each trial is a fresh process; every finished trial is stored at once, so
     Ctrl-C loses nothing (continue with --resume). Exits 1 if any trial failed
     or did not verify."""
+    if resume and repeat_check:
+        raise UserError("--resume continues one stored run; --repeat-check starts two")
     store = Store(db or paths.default_db())
     store.hold_for_run()
     asked = dict(
@@ -200,13 +247,20 @@ def run(
         warmup=warmup,
         runs=runs,
         timeout=timeout,
+        target=target,
+        max_trials=max_trials,
+        budget=budget,
+        min_run=min_run,
         memory_limit=memory_limit,
         process_limit=process_limit,
     )
     run_id, selection = (
         _resumed(store, resume, asked)
         if resume
-        else (None, Selection(profile=profile, **{name: value for name, value in asked.items() if value is not None}))
+        else (
+            None,
+            Selection.asked(profile=profile, **{name: value for name, value in asked.items() if value is not None}),
+        )
     )
     choice = choose(selection, workloads.load_all(), runtimes.load_all())  # bad input fails before any build
     _clean_leftovers()
@@ -221,16 +275,50 @@ def run(
         run_id = store.begin_run(selection.to_json(), environment.fingerprint(choice.runtimes, selection.caps))
     else:
         store.set_state(run_id, "running")
+    code = _run_plan(plan, selection, store, run_id, show=not repeat_check)
+    if not repeat_check or code == INTERRUPTED:
+        return code
+    again = selection.model_copy(update={"repeat_of": run_id})
+    second = store.begin_run(again.to_json(), environment.fingerprint(choice.runtimes, selection.caps))
+    return max(code, _run_plan(plan, again, store, second, show=True))
+
+
+def _run_plan(plan: Plan, selection: Selection, store: Store, run_id: int, show: bool) -> int:
+    """A stored run's trials, those not yet taken; its tables if show."""
     store.add_skipped(run_id, plan.skipped)  # a resumed run's, as the manifests say now
     store.add_notes(run_id, plan.notes)
-    to_go = plan.trials_to_go(store.finished_trials(run_id))
+    done = store.trials(run_id)
+    schedule = Schedule(
+        plan, done, spent_ns=sum(t.wall_ns or 0 for t in done), earlier=store.earlier_trial_lengths(run_id)
+    )
     console.print(
         printable(
-            f"run {run_id}: {_extent(plan, selection.profile)}, {to_go} trials to go; "
+            f"run {run_id}: {_extent(plan, selection.profile)}, {_to_go(schedule)} trials to go; "
             f"{len(plan.skipped)} cells n/a or unavailable; stored in {store.path}"
         )
     )
-    return _execute(plan, store, run_id, to_go)
+    if plan.settings.budget:
+        console.print(printable(_budget_text(schedule)))
+    return _execute(plan, schedule, store, run_id, show)
+
+
+def _to_go(schedule: Schedule) -> str:
+    to_go = schedule.planned - sum(state.taken for state in schedule.states.values())
+    return f"at least {to_go}" if schedule.settings.target is not None else str(to_go)
+
+
+def _budget_text(schedule: Schedule) -> str:
+    """What the least trials should take of the budget, as earlier runs tell."""
+    least_ns, unknown = schedule.least_ns()
+    budget = schedule.settings.budget
+    unmeasured = f" and {unknown} cells not measured before" if unknown else ""
+    text = (
+        f"budget {duration_text(budget)}: every cell's least trials should take about "
+        f"{duration_text(least_ns / 1e9)}{unmeasured}, the rest goes to the widest intervals"
+    )
+    if least_ns > budget * 1e9:
+        text += "; the budget cannot hold them: the cells it stops short are named at the end"
+    return text
 
 
 def _clean_leftovers() -> None:
@@ -244,17 +332,27 @@ def _extent(plan: Plan, profile: str) -> str:
     s = plan.settings
     single = sorted({c.workload.id for c in plan.cells if c.workload.one_run_per_process})
     exception = f"; one run for {', '.join(single)}, whose peak memory is one run's" if single else ""
+    trials = (
+        f"{s.trials} to {s.max_trials} trials (until the median's 95% interval is within ±{s.target:.0%})"
+        if s.target is not None
+        else f"{s.trials} trials"
+    )
+    calibrated = f" of at least {s.min_run * 1000:g} ms" if s.min_run else ""
+    budget = f", budget {duration_text(s.budget)}" if s.budget else ""
     return (
-        f"{len(plan.cells)} cells x {s.trials} trials ({s.warmup} warm-up + {s.runs} timed runs "
-        f"each{exception}), {profile} profile"
+        f"{len(plan.cells)} cells x {trials} ({s.warmup} warm-up + {s.runs} timed runs{calibrated} "
+        f"each{exception}), {profile} profile{budget}"
     )
 
 
-def _execute(plan: Plan, store: Store, run_id: int, to_go: int) -> int:
+INTERRUPTED = 130
+
+
+def _execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, show: bool) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     try:
-        with ProgressDisplay(console, total=to_go) as display:
-            execute(plan, store, run_id, display)
+        with ProgressDisplay(console, schedule) as display:
+            execute(plan, schedule, store, run_id, display)
     except KeyboardInterrupt:
         store.set_state(run_id, "interrupted")
         done = len(store.finished_trials(run_id))
@@ -262,9 +360,12 @@ def _execute(plan: Plan, store: Store, run_id: int, to_go: int) -> int:
             f"interrupted: {done} finished trials of run {run_id} are stored; "
             f"continue with: concbench run --resume {run_id}"
         )
-        return 130
+        return INTERRUPTED
     store.set_state(run_id, "complete")
-    return _show(store, run_id)
+    code = _show(store, run_id) if show else int(any(t.status != Status.OK for t in store.trials(run_id)))
+    for line in schedule_lines(schedule):
+        console.print(printable(line))
+    return code
 
 
 def _interrupt(signum, frame):
@@ -323,6 +424,10 @@ def _show(store: Store, run_id: int) -> int:
         console.print(printable(line))
     console.print()
     console.print(figures.legend_text(), style="dim")
+    if report.repeat_check:
+        console.print(printable(f"repeat check: {report.repeat_check.summary()}"))
+        for cell, difference in report.repeat_check.worst:
+            console.print(printable(f"  {difference:7.1%}  {cell}"))
     if report.failed:
         console.print(f"{len(report.failed)} of {len(report.trials)} trials failed or did not verify", style="bold red")
     return 1 if report.failed else 0

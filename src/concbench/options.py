@@ -61,3 +61,44 @@ MEMORY_LIMIT = Cap(
     "memory_limit", {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}, "a size from 16M to 1024T"
 )
 PROCESS_LIMIT = Cap("process_limit", {"": 1}, "a number from 8 to 4194304")
+
+
+class Duration(click.ParamType):
+    """A length of time within the plan's BOUNDS: '90', '90s', '50ms', '3m',
+    '1.5h' (seconds without a unit); 'off' is 0 where off_ok."""
+
+    UNITS = {"ms": 1e-3, "s": 1.0, "": 1.0, "m": 60.0, "h": 3600.0}
+
+    def __init__(self, setting: str, off_ok: bool = False):
+        self.name, self.off_ok = setting, off_ok
+        self.least, self.most = BOUNDS[setting]
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):
+            return value
+        text = value.strip().lower()
+        if self.off_ok and text == "off":
+            return 0.0
+        amount = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)?", text)
+        seconds = float(amount[1]) * self.UNITS[amount[2] or ""] if amount else None
+        if seconds is None or not self.least <= seconds <= self.most:
+            shown = f"a time from {self.least:g} s to {self.most / 86400:g} days, e.g. 90s, 50ms, 3m"
+            self.fail(f"{value!r}: expected {'off or ' if self.off_ok else ''}{shown}", param, ctx)
+        return seconds
+
+
+class Percent(click.ParamType):
+    """A percentage within the plan's BOUNDS: '3' or '3%'."""
+
+    name = "percent"
+
+    def __init__(self, setting: str):
+        self.least, self.most = BOUNDS[setting]
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):
+            return value
+        amount = re.fullmatch(r"(\d+(?:\.\d+)?)%?", value.strip())
+        if not amount or not self.least <= float(amount[1]) <= self.most:
+            self.fail(f"{value!r}: expected a percentage from {self.least:g} to {self.most:g}, e.g. 3%", param, ctx)
+        return float(amount[1])

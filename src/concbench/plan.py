@@ -1,7 +1,6 @@
 """From what a command asks for to the cells to run, the cells that cannot
 run (each with its reason) and the order of the trials."""
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Literal
 
@@ -18,17 +17,30 @@ from .workloads import Params, Workload
 
 @dataclass(frozen=True)
 class Settings:
-    trials: int  # fresh processes per cell
+    trials: int  # fresh processes per cell; the least of an adaptive plan
     warmup: int  # runs per process before the timed ones
     runs: int  # timed runs per process
     timeout: float  # seconds per trial
+    min_run: float = 0.0  # seconds a timed run of fixed work lasts at least (calibration.py); 0: as it is
+    # Adaptive plans (schedule.py) take trials until the median's 95% interval
+    # lies within +-target of it (a fraction), up to max_trials; None: fixed.
+    target: float | None = None
+    max_trials: int = 0
+    budget: float | None = None  # seconds the trials may take; None: no limit
+
+    @property
+    def min_run_ns(self) -> int:
+        return round(self.min_run * 1e9)
 
 
+MIN_RUN = 0.05  # long enough for a timer tick or a collection to average out, short enough for 161 cells
+TARGET = 0.03
 PROFILE_SETTINGS = {
-    "smoke": Settings(trials=1, warmup=0, runs=1, timeout=60),
-    "quick": Settings(trials=3, warmup=1, runs=2, timeout=120),
-    "standard": Settings(trials=3, warmup=1, runs=2, timeout=900),  # 6 runs: enough for a 95% CI
-    "full": Settings(trials=3, warmup=1, runs=1, timeout=1800),
+    "smoke": Settings(trials=1, warmup=0, runs=1, timeout=60),  # proves every cell: one run each, as it is
+    "quick": Settings(trials=3, warmup=1, runs=2, timeout=120, min_run=MIN_RUN, target=TARGET, max_trials=10),
+    # 3 trials of 2 runs: enough for a 95% CI
+    "standard": Settings(trials=3, warmup=1, runs=2, timeout=900, min_run=MIN_RUN, target=TARGET, max_trials=20),
+    "full": Settings(trials=3, warmup=1, runs=1, timeout=1800, min_run=MIN_RUN, target=TARGET, max_trials=10),
 }
 
 # The least and most of each setting a run may ask for. A kit answers with every
@@ -41,6 +53,10 @@ BOUNDS = {
     "warmup": (0, 1000),
     "runs": (1, 1000),
     "timeout": (0.01, 86400.0),
+    "max_trials": (1, 1000),
+    "min_run": (0.0, 60.0),  # seconds
+    "target": (0.1, 100.0),  # percent
+    "budget": (1.0, 7 * 86400.0),  # seconds
     "memory_limit": (16 * limits.MiB, 1 << 50),
     "process_limit": (8, 1 << 22),
 }
@@ -73,10 +89,15 @@ class Selection(pydantic.BaseModel):
     mechanisms: tuple[str, ...] = ()  # 'thread' or 'ruby/thread'
     params: dict[str, tuple[str, ...]] = {}  # values as given; each workload converts them
     options: tuple[str, ...] = ()
-    trials: int | None = _bounded("trials")  # None: the profile's
+    trials: int | None = _bounded("trials")  # None: the profile's; given: a fixed plan
     warmup: int | None = _bounded("warmup")
     runs: int | None = _bounded("runs")
     timeout: float | None = _bounded("timeout")
+    min_run: float | None = _bounded("min_run")  # seconds; 0: no calibration
+    target: float | None = _bounded("target")  # percent
+    max_trials: int | None = _bounded("max_trials")
+    budget: float | None = _bounded("budget")  # seconds
+    repeat_of: int | None = None  # the run this one repeats, to see the machine's noise (--repeat-check)
     # Caps on each trial, stored as they were applied (0: none), so that a
     # resumed run keeps them.
     memory_limit: Annotated[int, _cap("memory_limit")] = pydantic.Field(
@@ -84,20 +105,40 @@ class Selection(pydantic.BaseModel):
     )  # bytes
     process_limit: Annotated[int, _cap("process_limit")] = limits.DEFAULT_TASKS
 
+    @pydantic.model_validator(mode="after")
+    def _one_plan(self) -> "Selection":
+        adaptive = [name for name in ("target", "max_trials") if getattr(self, name) is not None]
+        if self.trials is not None and adaptive:
+            option = adaptive[0].replace("_", "-")
+            raise ValueError(f"--trials fixes every cell's trials, --{option} adapts them: give one or the other")
+        least = PROFILE_SETTINGS[self.profile].trials
+        if self.max_trials is not None and self.max_trials < least:
+            raise ValueError(f"max_trials {self.max_trials} is below the {least} trials every cell takes at least")
+        return self
+
     @property
     def settings(self) -> Settings:
         base = PROFILE_SETTINGS[self.profile]
-        return Settings(
-            *(
-                mine if mine is not None else theirs
-                for mine, theirs in (
-                    (self.trials, base.trials),
-                    (self.warmup, base.warmup),
-                    (self.runs, base.runs),
-                    (self.timeout, base.timeout),
-                )
-            )
-        )
+        given = {
+            "trials": self.trials,
+            "warmup": self.warmup,
+            "runs": self.runs,
+            "timeout": self.timeout,
+            "min_run": self.min_run,
+            "target": None if self.target is None else self.target / 100,
+            "max_trials": self.max_trials,
+            "budget": self.budget,
+        }
+        settings = replace(base, **{name: value for name, value in given.items() if value is not None})
+        return replace(settings, target=None) if self.trials is not None else settings
+
+    @classmethod
+    def asked(cls, **values) -> "Selection":
+        """A selection from the command line: values it cannot combine fail in one line."""
+        try:
+            return cls(**values)
+        except pydantic.ValidationError as e:
+            raise UserError(first_error(e)) from None
 
     @property
     def caps(self) -> limits.Limits:
@@ -143,19 +184,6 @@ class Plan:
         if cell.workload.one_run_per_process:
             return replace(self.settings, warmup=0, runs=1)
         return self.settings
-
-    def trials(self, finished: set[tuple[str, int]] = frozenset()) -> Iterator[tuple[Cell, int]]:
-        """Round-robin over the cells, so that drift of the machine hits every
-        cell alike; made as they are run, however many there are."""
-        return (
-            (cell, t) for t in range(self.settings.trials) for cell in self.cells if (cell.key.id, t) not in finished
-        )
-
-    def trials_to_go(self, finished: set[tuple[str, int]]) -> int:
-        """How many trials() will give, counted without making them."""
-        planned = {cell.key.id for cell in self.cells}
-        done = sum(1 for cell_id, t in finished if cell_id in planned and t < self.settings.trials)
-        return len(self.cells) * self.settings.trials - done
 
 
 @dataclass(frozen=True)

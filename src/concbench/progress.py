@@ -1,6 +1,7 @@
-"""Progress of a run on the terminal. Rich's own refresh thread would wake
-the harness ten times a second during a trial, so this display redraws only
-between trials, when nothing is being measured."""
+"""Progress of a run on the terminal, and how its time was spent. Rich's
+own refresh thread would wake the harness ten times a second during a
+trial, so this display redraws only between trials, when nothing is being
+measured."""
 
 import time
 
@@ -12,22 +13,26 @@ from .display import printable
 from .plan import Cell
 from .protocol import Status
 from .records import TrialRecord
+from .report.figures import duration_text
+from .schedule import Outcome, Schedule
 
 
 class ProgressDisplay:
-    def __init__(self, console: Console, total: int):
+    def __init__(self, console: Console, schedule: Schedule):
         self.console = console
+        self.schedule = schedule
         # Names come from manifests and specs: never read as markup.
         self.progress = Progress(
             TextColumn("{task.description}", markup=False),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
+            TextColumn("{task.fields[budget]}", markup=False),
             console=console,
             auto_refresh=False,
             transient=True,
         )
-        self.task = self.progress.add_task("", total=total)
+        self.task = self.progress.add_task("", total=schedule.planned, budget=self._budget())
         self.started_at = time.monotonic()
 
     def __enter__(self):
@@ -37,9 +42,22 @@ class ProgressDisplay:
     def __exit__(self, *exc):
         self.progress.stop()
 
+    def _budget(self) -> str:
+        budget = self.schedule.settings.budget
+        return f"of {duration_text(budget)}" if budget else ""
+
+    def calibrating(self, cell: Cell) -> None:
+        key = cell.key
+        self.progress.update(self.task, description=printable(f"calibrating {key.workload} {key.row}"))
+        self.progress.refresh()
+
     def started(self, cell: Cell, index: int) -> None:
         key = cell.key
-        self.progress.update(self.task, description=printable(f"{key.workload} {key.row} #{index + 1}"))
+        self.progress.update(
+            self.task,
+            description=printable(f"{key.workload} {key.row} #{index + 1}"),
+            total=self.schedule.planned,
+        )
         self.progress.refresh()
 
     def finished(self, record: TrialRecord) -> None:
@@ -53,3 +71,33 @@ class ProgressDisplay:
             )
         self.progress.advance(self.task)
         self.progress.refresh()
+
+
+def schedule_lines(schedule: Schedule) -> list[str]:
+    """How a finished run spent its time, and how its cells ended."""
+    spent = schedule.spent
+    taken = sum(s.taken for s in schedule.states.values())
+    budget = schedule.settings.budget
+    lines = [
+        f"{taken} trials in {duration_text(schedule.elapsed_ns / 1e9)}"
+        + (f" of a {duration_text(budget)} budget" if budget else "")
+        + f": calibration {duration_text(spent['calibration'] / 1e9)}, "
+        f"least trials {duration_text(spent['least'] / 1e9)}, "
+        f"more trials {duration_text(spent['adaptive'] / 1e9)}"
+    ]
+    outcomes = schedule.outcomes()
+    lines.append("cells: " + ", ".join(f"{n} {outcome}" for outcome, n in outcomes.most_common()))
+    unsettled = sorted(schedule.unsettled(), key=lambda pair: -pair[1])
+    if unsettled:
+        named = ", ".join(f"{_name(cell)} (cv {cv:.0%})" for cell, cv in unsettled)
+        lines.append(f"not within ±{schedule.settings.target:.0%}: {named}")
+    short = schedule.short()
+    if short:
+        lines.append(f"short of {schedule.settings.trials} trials: {', '.join(map(_name, short))}")
+    if outcomes[Outcome.BUDGET] and budget:
+        lines.append("a larger --budget, or fewer cells, gives those stopped at the budget more trials")
+    return lines
+
+
+def _name(cell: Cell) -> str:
+    return " ".join(part for part in (cell.key.workload, cell.key.row, cell.key.params_text) if part)

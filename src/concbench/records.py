@@ -46,6 +46,9 @@ class Sample:
     ops: int | None = None  # rate workloads: operations the kit's loop counted
     peak_live: int | None = None  # most units alive at once (None: stored before it was counted)
     evidence: dict[str, int | None] = field(default_factory=dict)  # the spec's [evidence] counts
+    # A calibrated run repeats the work (calibration.py): its figures are then
+    # the mean of that many repetitions, each verified.
+    repeat: int = 1
 
 
 @dataclass(frozen=True)
@@ -103,3 +106,14 @@ class Skipped:
     kind: str  # "n/a" or "unavailable"
     reason: str
     params: str = ""  # the parameter set it was planned with; "" for every set
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """How many repetitions of the work a cell's timed runs make, from one
+    untimed trial that measured a run (calibration.py)."""
+
+    repeat: int
+    run_ns: int | None = None  # the calibrating run's wall time; None where it failed
+    trial_ns: int | None = None  # the calibrating trial's, start-up included
+    detail: str = ""  # '' if measured in its run; else where it comes from ('run 3'), or why it failed

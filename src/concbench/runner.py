@@ -1,31 +1,86 @@
-"""Runs the trials of a plan one after another, verifies each and stores it
-the moment it finishes. Display is the observer's business."""
+"""Runs the trials of a plan one after another, as its schedule says,
+verifies each and stores it the moment it finishes. Display is the
+observer's business."""
 
+import dataclasses
 import functools
+import time
 from typing import Protocol
 
-from . import protocol, trial
+from . import calibration, protocol, trial
 from .limits import Limits
 from .plan import Cell, Plan, Settings
 from .protocol import Expectations, Response, Status
-from .records import Sample, TrialRecord
+from .records import Calibration, TrialRecord
+from .schedule import Schedule
 from .store import Store
 
 FLOOR_TIMEOUT = 60
 
 
 class Observer(Protocol):
+    def calibrating(self, cell: Cell) -> None: ...
     def started(self, cell: Cell, index: int) -> None: ...
     def finished(self, record: TrialRecord) -> None: ...
 
 
-def execute(plan: Plan, store: Store, run_id: int, observer: Observer) -> None:
+def execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer: Observer) -> None:
     measure_floors(plan, store, run_id)
-    for cell, index in plan.trials(store.finished_trials(run_id)):
+    calibrate_all(plan, schedule, store, run_id, observer)
+    while (step := schedule.next()) is not None:
+        cell, index = step
         observer.started(cell, index)
-        record = run_trial(cell, index, plan.settings_for(cell), plan.caps)
+        start = time.monotonic_ns()
+        repeat = schedule.states[cell.key.id].calibration
+        record = run_trial(cell, index, plan.settings_for(cell), plan.caps, repeat.repeat if repeat else 1)
         store.add_trial(run_id, record)
+        schedule.record(record, time.monotonic_ns() - start)
         observer.finished(record)
+
+
+def calibrate_all(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer: Observer) -> None:
+    """Each cell's repetitions, measured once per database: a cell measured in
+    an earlier run keeps its run's length (its repetitions follow this run's
+    settings); a resumed run keeps its own."""
+    stored = store.calibrations(run_id)
+    earlier = store.earlier_calibrations(run_id)
+    for cell in plan.cells:
+        settings = plan.settings_for(cell)
+        if not calibration.calibrated(cell, settings):
+            continue
+        start = time.monotonic_ns()
+        found = stored.get(cell.key.id)
+        if found is None:
+            found = _reused(earlier.get(cell.key.id), settings)
+            if found is None:
+                if not schedule.may_start():
+                    return
+                observer.calibrating(cell)
+                found = calibrate(cell, settings, plan.caps)
+            store.add_calibration(run_id, cell.key.id, found)
+        schedule.calibrated(cell, found, time.monotonic_ns() - start)
+
+
+def _reused(known: Calibration | None, settings: Settings) -> Calibration | None:
+    if known is None:
+        return None
+    return dataclasses.replace(known, repeat=calibration.repeat_for(known.run_ns, settings))
+
+
+def calibrate(cell: Cell, settings: Settings, caps: Limits) -> Calibration:
+    """Times one run after the warm-ups, untimed for the statistics: its
+    repetitions, or 1 where the trial failed (its trials then fail alike)."""
+    once = dataclasses.replace(settings, runs=1)
+    try:
+        exit = trial.run(cell.runtime.trial_command(cell.options), _request(cell, once), settings.timeout, caps)
+    except OSError as e:
+        return Calibration(1, detail=f"cannot start: {e}")
+    answer = protocol.parse(exit)
+    status, detail = protocol.verdict(exit, answer, expectations(cell, once))
+    if status != Status.OK:
+        return Calibration(1, detail=f"{status}: {detail}")
+    run_ns = answer.runs[-1].wall_ns
+    return Calibration(calibration.repeat_for(run_ns, settings), run_ns, exit.wall_ns)
 
 
 def measure_floors(plan: Plan, store: Store, run_id: int) -> None:
@@ -67,9 +122,8 @@ def expectations(cell: Cell, settings: Settings) -> Expectations:
     )
 
 
-def run_trial(cell: Cell, index: int, settings: Settings, caps: Limits) -> TrialRecord:
-    expect = expectations(cell, settings)
-    request = {
+def _request(cell: Cell, settings: Settings) -> dict:
+    return {
         "workload": cell.workload.id,
         "kind": cell.workload.kind,
         "mechanism": cell.mechanism,
@@ -77,8 +131,14 @@ def run_trial(cell: Cell, index: int, settings: Settings, caps: Limits) -> Trial
         "warmup": settings.warmup,
         "runs": settings.runs,
     }
+
+
+def run_trial(cell: Cell, index: int, settings: Settings, caps: Limits, repeat: int = 1) -> TrialRecord:
+    """One trial; a calibrated one asks for repeat runs per timed sample."""
+    asked = dataclasses.replace(settings, runs=settings.runs * repeat)
+    expect = expectations(cell, asked)
     try:
-        exit = trial.run(cell.runtime.trial_command(cell.options), request, settings.timeout, caps)
+        exit = trial.run(cell.runtime.trial_command(cell.options), _request(cell, asked), settings.timeout, caps)
     except OSError as e:
         return TrialRecord(cell.key, index, Status.ERROR, f"cannot start: {e}", _shown(expect))
     answer = protocol.parse(exit)
@@ -102,7 +162,7 @@ def run_trial(cell: Cell, index: int, settings: Settings, caps: Limits) -> Trial
         tree_rss_kb=response.tree_rss_kb if response else None,
         runtime_info=response.runtime.model_dump() if response else {},
         stderr=exit.stderr,
-        samples=tuple(Sample(**sample.model_dump()) for sample in response.runs) if response else (),
+        samples=calibration.samples(response.runs, settings.warmup, repeat) if response else (),
     )
 
 

@@ -30,6 +30,15 @@ class Summary:
         interval, or the whole range when there are too few for one."""
         return self.ci or (self.min, self.max)
 
+    @property
+    def spread(self) -> float:
+        """How far the median may lie from this one, as a fraction of it: the
+        wider side of bounds (0 for a median of 0)."""
+        if not self.median:
+            return 0.0
+        low, high = self.bounds
+        return max(self.median - low, high - self.median) / abs(self.median)
+
 
 def summarize(values) -> Summary | None:
     values = sorted(values)

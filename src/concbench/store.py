@@ -12,9 +12,9 @@ from pathlib import Path
 
 from .errors import UserError
 from .protocol import Status
-from .records import CellKey, Note, Sample, Skipped, TrialRecord
+from .records import Calibration, CellKey, Note, Sample, Skipped, TrialRecord
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 SCHEMA_4_TABLES = """
 CREATE TABLE floors (               -- each runtime's kit doing nothing: its memory floor
@@ -27,6 +27,18 @@ CREATE TABLE floors (               -- each runtime's kit doing nothing: its mem
 CREATE TABLE notes (                -- what a reader of a row must know (the manifests' notes)
     run_id INTEGER NOT NULL REFERENCES runs(id),
     workload TEXT NOT NULL, row TEXT NOT NULL, text TEXT NOT NULL
+);
+"""
+
+CALIBRATIONS_TABLE = """
+CREATE TABLE calibrations (         -- each cell's repetitions per timed run (calibration.py)
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    cell TEXT NOT NULL,             -- CellKey.id
+    repeat INTEGER NOT NULL,
+    run_ns INTEGER,                 -- the calibrating run's wall time; NULL where it failed
+    trial_ns INTEGER,               -- the calibrating trial's, start-up included
+    detail TEXT NOT NULL,           -- '' if measured; else 'run N' (reused from it), or why it failed
+    PRIMARY KEY (run_id, cell)
 );
 """
 
@@ -44,6 +56,13 @@ MIGRATIONS = {
           UPDATE runs SET request = json_set(request, '$.memory_limit', 0, '$.process_limit', 0)
           WHERE json_valid(request);
           """,  # what trials left running; older runs had no caps on a trial, and resume so
+    5: """ALTER TABLE samples ADD COLUMN repeat INTEGER NOT NULL DEFAULT 1;
+          UPDATE runs SET request = json_set(request,
+              '$.trials', CASE json_extract(request, '$.profile') WHEN 'smoke' THEN 1 ELSE 3 END,
+              '$.min_run', 0)
+          WHERE json_valid(request) AND json_extract(request, '$.trials') IS NULL;
+          """
+    + CALIBRATIONS_TABLE,  # calibrated runs; older runs had a fixed plan and no calibration, and resume so
 }
 
 SCHEMA = (
@@ -80,6 +99,7 @@ CREATE TABLE samples (
     ops INTEGER,                    -- rate workloads: operations the kit counted
     peak_live INTEGER,              -- most units alive at once
     evidence TEXT NOT NULL DEFAULT '{}',  -- JSON: the spec's [evidence] counts
+    repeat INTEGER NOT NULL DEFAULT 1,    -- repetitions of the work its figures are the mean of
     PRIMARY KEY (trial_id, idx)
 );
 CREATE TABLE skipped (
@@ -89,6 +109,7 @@ CREATE TABLE skipped (
 );
 """
     + SCHEMA_4_TABLES
+    + CALIBRATIONS_TABLE
 )
 
 TABLES = re.findall(r"CREATE TABLE (\w+)", SCHEMA)
@@ -271,7 +292,7 @@ class Store:
             )
             self.db.executemany(
                 """INSERT INTO samples (trial_id, idx, warmup, wall_ns, user_ns, sys_ns, units, result, ops,
-                   peak_live, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                   peak_live, evidence, repeat) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 [
                     (
                         cursor.lastrowid,
@@ -285,6 +306,7 @@ class Store:
                         s.ops,
                         s.peak_live,
                         json.dumps(s.evidence),
+                        s.repeat,
                     )
                     for i, s in enumerate(t.samples)
                 ],
@@ -302,6 +324,43 @@ class Store:
         """Each runtime's memory floor in this run (kB), None where it could not be measured."""
         rows = self.db.execute("SELECT runtime, maxrss_kb FROM floors WHERE run_id = ?", (run_id,))
         return dict(rows.fetchall())
+
+    def add_calibration(self, run_id: int, cell_id: str, calibration: Calibration) -> None:
+        with self._transaction():
+            self.db.execute(
+                "INSERT OR REPLACE INTO calibrations (run_id, cell, repeat, run_ns, trial_ns, detail) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (run_id, cell_id, calibration.repeat, calibration.run_ns, calibration.trial_ns, calibration.detail),
+            )
+
+    @_reads
+    def calibrations(self, run_id: int) -> dict[str, Calibration]:
+        """Each calibrated cell's repetitions in this run, by CellKey.id."""
+        rows = self.db.execute(
+            "SELECT cell, repeat, run_ns, trial_ns, detail FROM calibrations WHERE run_id = ?", (run_id,)
+        )
+        return {cell: Calibration(*rest) for cell, *rest in rows}
+
+    @_reads
+    def earlier_calibrations(self, run_id: int) -> dict[str, Calibration]:
+        """Each cell's latest measured calibration in the runs before this one,
+        its detail the run it was measured in ('run 3')."""
+        rows = self.db.execute(
+            """SELECT cell, repeat, run_ns, trial_ns, 'run ' || run_id FROM calibrations
+               WHERE run_id < ? AND run_ns IS NOT NULL AND detail = '' ORDER BY run_id""",
+            (run_id,),
+        )
+        return {cell: Calibration(*rest) for cell, *rest in rows}  # a later run's replaces an earlier's
+
+    @_reads
+    def earlier_trial_lengths(self, run_id: int) -> dict[str, int]:
+        """Each cell's mean trial length (ns) in the latest run before this one that has it."""
+        rows = self.db.execute(
+            """SELECT cell, run_id, avg(wall_ns) FROM trials WHERE run_id < ? AND wall_ns IS NOT NULL
+               GROUP BY cell, run_id ORDER BY run_id""",
+            (run_id,),
+        )
+        return {cell: round(mean) for cell, _, mean in rows}
 
     @_reads
     def runs(self) -> list[RunInfo]:
@@ -327,14 +386,23 @@ class Store:
         samples: dict[int, list[Sample]] = {}
         for row in self.db.execute(
             """SELECT s.trial_id, s.warmup, s.wall_ns, s.user_ns, s.sys_ns, s.units, s.result, s.ops,
-                   s.peak_live, s.evidence
+                   s.peak_live, s.evidence, s.repeat
                    FROM samples s JOIN trials t ON t.id = s.trial_id
                    WHERE t.run_id = ? ORDER BY s.trial_id, s.idx""",
             (run_id,),
         ):
             samples.setdefault(row[0], []).append(
                 Sample(
-                    bool(row[1]), row[2], row[3], row[4], row[5], json.loads(row[6]), row[7], row[8], json.loads(row[9])
+                    bool(row[1]),
+                    row[2],
+                    row[3],
+                    row[4],
+                    row[5],
+                    json.loads(row[6]),
+                    row[7],
+                    row[8],
+                    json.loads(row[9]),
+                    row[10],
                 )
             )
         records = []

@@ -96,6 +96,11 @@ class CellResult:
         return (summarize(t.voluntary_switches for t in found), summarize(t.involuntary_switches for t in found))
 
     @property
+    def repeats(self) -> tuple[int, ...]:
+        """The repetitions of the work in its timed runs (1: not calibrated), distinct."""
+        return tuple(sorted({s.repeat for t in self.verified for s in t.timed}))
+
+    @property
     def peaks(self) -> tuple[int, ...]:
         """The most units alive at once, per timed run (distinct values)."""
         return tuple(sorted({s.peak_live for t in self.verified for s in t.timed if s.peak_live is not None}))
@@ -152,6 +157,7 @@ class Table:
     spec: Workload | None = None
     notes: tuple[Note, ...] = ()
     floors: tuple[tuple[str, int | None], ...] = ()  # (runtime, kB) of the rows' kits doing nothing
+    target: float | None = None  # an adaptive run's: the spread of a median it gave trials to narrow
 
     @property
     def params(self) -> dict[str, int | float | str]:
@@ -209,14 +215,29 @@ class Table:
         if cell.units and cell.units[-1] > 1 and cell.peaks and cell.peaks[-1] <= 1:
             found.append(Mark("serial", f"at most 1 of {units_text(cell.units)} units alive at once"))
         found += [Mark(o.mark, o.describe()) for o in self.observed(cell) if o.marked]
+        figure = self.figure(cell)
+        if self.target is not None and figure and figure.spread > self.target:
+            found.append(
+                Mark(
+                    "wide",
+                    f"its median's 95% interval is ±{percent(figure.spread)}, wider than the "
+                    f"±{percent(self.target)} target after {len(cell.trials)} trials (cv {percent(figure.cv)})",
+                )
+            )
         return tuple(found)
 
     def remarks(self) -> list[tuple[str, str]]:
-        """Per row, what its marks say was observed, and the notes its runtime gives it."""
+        """Per row, what its marks say was observed, how often its runs repeat
+        the work, and the notes its runtime gives it."""
         lines = [
             (cell.key.row, "; ".join(f"{m.word}: {m.seen}" for m in self.marks(cell)))
             for cell in self.rows
             if self.marks(cell)
+        ]
+        lines += [
+            (cell.key.row, f"each timed run repeats the work {_times(cell.repeats)}: its figures are per repetition")
+            for cell in self.rows
+            if cell.repeats and cell.repeats[-1] > 1
         ]
         return lines + [(note.row, f"note: {note.text}") for note in self.notes]
 
@@ -254,6 +275,10 @@ class Table:
         return cell.real.median - self.delay if self.delay and cell.real else None
 
 
+def _times(repeats: tuple[int, ...]) -> str:
+    return " or ".join(f"{n:,} times" for n in repeats)
+
+
 def _overlap(a: Summary, b: Summary) -> bool:
     (a_low, a_high), (b_low, b_high) = a.bounds, b.bounds
     return a_low <= b_high and b_low <= a_high
@@ -265,6 +290,7 @@ def tables(
     specs: dict[str, Workload],
     notes: list[Note] | None = None,
     floors: dict[str, int | None] | None = None,
+    target: float | None = None,
 ) -> list[Table]:
     """Tables in the order their trials were planned; the baseline row first."""
     cells: dict[CellKey, list[TrialRecord]] = {}
@@ -305,6 +331,7 @@ def tables(
                 spec,
                 tuple(n for n in notes or () if n.workload == workload and n.row in row_names),
                 tuple((r, floors[r]) for r in runtimes if r in (floors or {})),
+                target,
             )
         )
     return result

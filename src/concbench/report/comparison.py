@@ -75,9 +75,7 @@ class Change:
         figures = [self.table.figure(c) for c in (self.before, self.after)]
         if not all(figures):
             return None
-        return max(
-            (max(f.median - f.bounds[0], f.bounds[1] - f.median) / f.median for f in figures if f.median), default=0.0
-        )
+        return max(f.spread for f in figures)
 
     @property
     def judged_p(self) -> float | None:

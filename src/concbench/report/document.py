@@ -5,10 +5,11 @@ from dataclasses import dataclass
 
 from .. import environment, workloads
 from ..errors import UserError
+from ..plan import Selection
 from ..protocol import Status
 from ..records import TrialRecord
 from ..store import RunInfo, Store
-from . import aggregate, diagnosis
+from . import aggregate, diagnosis, stability
 from .figures import megabytes_text
 
 
@@ -19,6 +20,7 @@ class RunReport:
     diagnosis: diagnosis.Diagnosis | None  # None if no rate table judges
     environment: list[tuple[str, str]]
     trials: list[TrialRecord]
+    repeat_check: stability.Stability | None = None  # where the run repeats another (--repeat-check)
 
     @property
     def failed(self) -> list[TrialRecord]:
@@ -40,11 +42,22 @@ def build(store: Store, run_id: int | None = None) -> RunReport:
     run = store.run(run_id)
     trials = store.trials(run.id)
     floors = store.floors(run.id)
-    tables = aggregate.tables(trials, store.skipped(run.id), load_specs(), store.notes(run.id), floors)
+    specs = load_specs()
+    tables = aggregate.tables(trials, store.skipped(run.id), specs, store.notes(run.id), floors, _target(run))
     described = environment.describe(run.environment, [t.runtime_info for t in trials])
     if floors:
         described.append(("memory floor (each kit doing nothing, carried by all its rows)", _floors(floors)))
-    return RunReport(run, tables, diagnosis.diagnose(tables), described, trials)
+    first = stability.repeated_run(run.request)
+    checked = stability.check(first, run.id, store.trials(first), trials, specs) if first else None
+    return RunReport(run, tables, diagnosis.diagnose(tables), described, trials, checked)
+
+
+def _target(run: RunInfo) -> float | None:
+    """The spread an adaptive run gave its cells trials to narrow, if it was one."""
+    try:
+        return Selection.from_json(run.request).settings.target
+    except UserError:
+        return None
 
 
 def _floors(floors: dict[str, int | None]) -> str:

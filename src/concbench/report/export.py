@@ -54,6 +54,7 @@ SAMPLE_COLUMNS = (
     "ops",
     "result",
     "evidence",
+    "repeat",
 )
 
 # A spreadsheet reads a cell that starts with one of these as a formula (OWASP, "CSV Injection").

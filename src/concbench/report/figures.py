@@ -113,6 +113,12 @@ def seconds_text(value: float) -> str:
     return f"{number} {prefix}s"
 
 
+def duration_text(seconds: float) -> str:
+    """A length of a run: '2 min 55 s', or '41.3 s' under a minute."""
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s" if minutes else f"{seconds:.1f} s"
+
+
 def rate_text(value: float) -> str:
     """Operations per second on the HTML page: 13.99M (the tables print si()'s, the seeds' own)."""
     number, prefix = scaled(value)
@@ -179,13 +185,17 @@ LEGEND = (
     "Warm-up runs are measured and verified too, but never counted, and a trial that is not verified "
     "(INVALID, or any other failure) never enters a figure.",
     "user, system, total, (real): medians in seconds over the timed runs of the verified trials; "
-    "ratio: real / real of the first row, the baseline.",
+    "ratio: real / real of the first row, the baseline. A run of fixed work shorter than the minimum "
+    "(50 ms by default) repeats the work, as often as one untimed calibrating trial said, and its figures "
+    "are per repetition; the table says under it which rows repeat.",
     "Rate workloads (executions, i/s): the count, time, units and live of the median run, then the median "
     "ops/s; ratio: ops/s / ops/s of the first row (higher is faster).",
     "95% CI: the distribution-free 95% confidence interval of the median, from order statistics, relative "
     "to it; with fewer than 6 timed runs there is none (n<6) and the min-max range stands in when ranking. "
     "cv: coefficient of variation. 'not settled': two neighbours in rank order whose intervals overlap, "
-    "so this run cannot say which is faster.",
+    "so this run cannot say which is faster. A run that gives cells trials until their interval is within a "
+    "target (+-3% by default) marks wide a row whose interval is still wider when its trials stopped, at "
+    "their cap or the budget.",
     "memory: median peak RSS per trial process (wait4); * = the whole process tree of a mechanism that forks "
     "(the parent's peak + each child's private memory). The memory floor is each kit's peak RSS answering "
     "a request to do nothing, which every row of its runtime carries; net (HTML) is memory minus it.",

@@ -13,16 +13,20 @@ answered here: a creep of small steps, each under the threshold, is never
 called, so the first and the last run are tested as well (the drift); and
 the test sees only the noise within runs, not drift between them (docs/results.md,
 "Comparing two runs"), so a step between two runs of one clean commit is
-marked as such: the code did not change, the machine did.
+marked as such: the code did not change, the machine did. The steps and
+drifts of one `history` are one family of tests, as the cells of one
+`compare` are: their p-values are adjusted together (Benjamini-Hochberg),
+so that many cells over many runs of unchanged code call a step in at most
+ALPHA of histories, not in ALPHA of the pairs tested.
 
 Runs are taken in the order they were made (their ids), not in git's order."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import UserError
 from ..records import CellKey
 from ..selection import check_names, wanted_mechanism
-from ..stats import Summary
+from ..stats import Summary, benjamini_hochberg
 from ..store import RunInfo, Store
 from ..workloads import Workload
 from .aggregate import CellResult, Table, tables
@@ -135,7 +139,20 @@ def histories(
     chosen = [seen[-last:] if last else seen for seen in appearances.values() if wanted(seen[0][2].key)]
     if not chosen:
         raise UserError("no stored cell matches the filters")
-    return [_history(seen, threshold) for seen in chosen]
+    return _adjusted([_history(seen, threshold) for seen in chosen])
+
+
+def _adjusted(found: list[History]) -> list[History]:
+    """The histories with the q-values of every step and drift they test."""
+    tested = [p.change for h in found for p in (*h.points, h.drift) if p and p.change and p.change.p is not None]
+    q = dict(zip(map(id, tested), benjamini_hochberg([c.p for c in tested])))
+
+    def adjusted(point: Point | None) -> Point | None:
+        if point is None or point.change is None or id(point.change) not in q:
+            return point
+        return replace(point, change=replace(point.change, q=q[id(point.change)]))
+
+    return [History(tuple(map(adjusted, h.points)), adjusted(h.drift)) for h in found]
 
 
 def _history(appearances: list[tuple[RunInfo, Table, CellResult]], threshold: float) -> History:

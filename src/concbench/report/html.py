@@ -29,6 +29,7 @@ from .figures import (
     units_range,
     verified_text,
 )
+from .stability import Stability
 
 
 def _e(value) -> str:
@@ -42,6 +43,7 @@ def render(report: RunReport) -> str:
         "Overview": _overview(report.tables),
         "Scaling": _scaling(sweeps(report.tables), styles),
         "Results": _results(report.tables),
+        "Repeat check": _stability(report.repeat_check),
         "Failed trials": _failures(report.failed),
         "How to read": _reading(),
     }
@@ -126,7 +128,9 @@ def _selection(request: dict) -> str:
     ]
     parts += [f"{name}={','.join(map(str, values))}" for name, values in (request.get("params") or {}).items()]
     parts += [
-        f"{key} {request[key]}" for key in ("trials", "warmup", "runs", "timeout") if request.get(key) is not None
+        f"{key} {request[key]}"
+        for key in ("trials", "warmup", "runs", "timeout", "target", "max_trials", "budget", "min_run", "repeat_of")
+        if request.get(key) is not None
     ]
     return "; ".join(parts) or "everything"
 
@@ -137,6 +141,18 @@ def _diagnosis(found: Diagnosis | None) -> str:
         return ""
     items = "<ul>" + "".join(f"<li>{_e(paragraph)}</li>" for paragraph in found.paragraphs) + "</ul>"
     return _section("Diagnosis", "Diagnosis", f"<p>{_e(found.heading)}</p>", items, f"<p>{_e(found.summary)}</p>")
+
+
+def _stability(found: Stability | None) -> str:
+    """A repeat check's summary and the cells that moved most."""
+    if not found:
+        return ""
+    rows = "".join(f"<tr><td>{_e(cell)}</td><td>{difference:.1%}</td></tr>" for cell, difference in found.worst)
+    worst = (
+        f'<table class="facts"><caption>the {len(found.worst)} cells that moved most</caption>'
+        f"<tr><th>cell</th><th>difference</th></tr>{rows}</table>"
+    )
+    return _section("Repeat check", "Repeat check", f"<p>{_e(found.summary())}</p>", worst)
 
 
 # The overview: a heatmap of every table's ratios

@@ -339,7 +339,7 @@ def _called(point: Point, name: str) -> Text:
     match change.verdict:
         case Verdict.SLOWER | Verdict.FASTER:
             text = Text(
-                f"{name}: {change.verdict} {abs(change.slowdown):.1%} (p={change.p:.3f})",
+                f"{name}: {change.verdict} {abs(change.slowdown):.1%} (q={change.q:.3f})",
                 style="bold red" if change.verdict == Verdict.SLOWER else "bold green",
             )
             if point.same_code:
@@ -348,7 +348,7 @@ def _called(point: Point, name: str) -> Text:
         case Verdict.UNTESTABLE:
             n, m = change.sizes
             return Text(f"untested: {n} and {m} runs cannot give p < {ALPHA}", style="yellow")
-    return Text(f"p={change.p:.2f}", style="dim")
+    return Text(f"q={change.q:.2f}", style="dim")
 
 
 def history_summary(histories: list[History], threshold: float) -> str:
@@ -359,7 +359,7 @@ def history_summary(histories: list[History], threshold: float) -> str:
     return (
         f"{_plural(len(histories), 'cell')} over {_plural(len(runs), 'run')}: {_plural(steps, 'step')} "
         f"in {_plural(stepped, 'cell')}, {_plural(drifts, 'drift')} "
-        f"(called at p < {ALPHA} and {threshold:.0%} or more)"
+        f"(called at q < {ALPHA}, the tests adjusted together ({CORRECTION}), and {threshold:.0%} or more)"
     )
 
 

@@ -1,0 +1,133 @@
+"""Calibrated runs, adaptive trials, the budget and the repeat check, end to
+end with the fake runtime's sleeper: runs that really take the time they
+report, with noise of a known size."""
+
+import json
+import re
+import sqlite3
+
+import pytest
+from conftest import assert_one_line_error, concbench
+
+
+def sleeper(env, *args, wall_ms=5, noise=0.0):
+    done = concbench(
+        "run",
+        "-w",
+        "triangle",
+        *args,
+        env={**env, "FAKE_WALL_NS": str(wall_ms * 1_000_000), "FAKE_NOISE": str(noise)},
+    )
+    return done
+
+
+def stored_runs(env, run_id=1) -> list[dict]:
+    done = concbench("show", run_id, "--json", env=env)
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_a_short_run_repeats_its_work_to_the_minimum_and_reports_per_repetition(fake_env):
+    done = sleeper(fake_env, "-m", "sleeper", "--trials", "2", "--min-run", "20ms")
+    assert done.returncode == 0, done.stderr
+    for trial in stored_runs(fake_env):
+        warmup, *timed = trial["runs"]
+        assert warmup["repeat"] == 1  # a warm-up only warms
+        assert [(run["repeat"], run["wall_ns"]) for run in timed] == [(4, 5_000_000)] * 2
+    assert "fake/sleeper  each timed run repeats the work 4 times: its figures are per repetition" in done.stdout
+    with sqlite3.connect(fake_env["CONCBENCH_DB"]) as db:
+        assert db.execute("SELECT repeat, run_ns, detail FROM calibrations").fetchall() == [(4, 5_000_000, "")]
+
+
+def test_every_repetition_is_verified(fake_env):
+    """liar_once is right in the calibrating trial's two runs, and wrong in the
+    fifth: a repetition inside a calibrated trial's first timed sample."""
+    done = sleeper(fake_env, "-m", "liar_once", "--trials", "1", "--min-run", "20ms")
+    assert done.returncode == 1
+    assert "INVALID: run 5: total = 5051, expected 5050" in done.stdout
+
+
+def test_a_later_run_reuses_the_measured_run_length(fake_env):
+    assert sleeper(fake_env, "-m", "sleeper", "--trials", "1", "--min-run", "20ms").returncode == 0
+    done = sleeper(fake_env, "-m", "sleeper", "--trials", "1", "--min-run", "50ms")
+    assert done.returncode == 0, done.stderr
+    assert "calibration 0.0 s" in done.stdout
+    with sqlite3.connect(fake_env["CONCBENCH_DB"]) as db:
+        assert db.execute("SELECT run_id, repeat, detail FROM calibrations ORDER BY run_id").fetchall() == [
+            (1, 4, ""),
+            (2, 10, "run 1"),  # the length run 1 measured, this run's minimum
+        ]
+
+
+@pytest.mark.parametrize("workload_args", [["--min-run", "off"], ["--profile", "smoke"]])
+def test_calibration_can_be_turned_off(fake_env, workload_args):
+    done = sleeper(fake_env, "-m", "sleeper", "--trials", "1", *workload_args)
+    assert done.returncode == 0, done.stderr
+    assert {run["repeat"] for trial in stored_runs(fake_env) for run in trial["runs"]} == {1}
+
+
+def test_a_quiet_cell_stops_at_three_trials_and_a_noisy_one_at_its_cap(fake_env):
+    quiet = sleeper(fake_env, "-m", "sleeper", "--min-run", "off", noise=0.0)
+    assert quiet.returncode == 0, quiet.stderr
+    assert "cells: 1 reached the target" in quiet.stdout
+    assert len(stored_runs(fake_env, 1)) == 3
+    noisy = sleeper(fake_env, "-m", "sleeper", "--min-run", "off", "--max-trials", "5", noise=0.5)
+    assert noisy.returncode == 0, noisy.stderr
+    assert len(stored_runs(fake_env, 2)) == 5
+    assert "cells: 1 reached max_trials" in noisy.stdout
+    assert re.search(r"not within ±3%: triangle fake/sleeper n=100 \(cv \d+%\)", noisy.stdout)
+    assert re.search(r"fake/sleeper +wide: its median's 95% interval is ±\d", noisy.stdout)
+
+
+def test_a_budgeted_run_ends_within_its_budget_plus_one_trial(fake_env):
+    budget = 3.0
+    done = sleeper(
+        fake_env,
+        "-m",
+        "sleeper,honest",
+        "--min-run",
+        "off",
+        "--max-trials",
+        "1000",
+        "--budget",
+        "3s",
+        wall_ms=100,
+        noise=0.5,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        "budget 3.0 s: every cell's least trials should take about 0.0 s and 2 cells not measured before" in done.stdout
+    )
+    spent = re.search(r"(\d+) trials in ([\d.]+) s of a 3.0 s budget: calibration", done.stdout)
+    trials = stored_runs(fake_env)
+    longest = max(t["process"]["wall_ns"] for t in trials) / 1e9
+    assert int(spent[1]) == len(trials) > 6
+    assert float(spent[2]) <= budget + longest
+    assert "stopped at the budget" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--trials", "3", "--target", "5"], "--trials fixes every cell's trials, --target adapts them"),
+        (["--trials", "3", "--max-trials", "5"], "--trials fixes every cell's trials, --max-trials adapts them"),
+        (["--max-trials", "2"], "max_trials 2 is below the 3 trials every cell takes at least"),
+        (["--budget", "3x"], "--budget"),
+        (["--budget", "0.5s"], "expected a time from 1 s"),
+        (["--min-run", "-1"], "--min-run"),
+        (["--target", "0"], "expected a percentage from 0.1 to 100"),
+        (["--resume", "--repeat-check"], "--resume continues one stored run; --repeat-check starts two"),
+    ],
+)
+def test_bad_plans_are_one_line_errors(fake_env, args, fragment):
+    assert_one_line_error(concbench("run", *args, env=fake_env), fragment)
+
+
+def test_the_repeat_check_runs_twice_and_shows_how_far_the_medians_moved(fake_env, tmp_path):
+    done = sleeper(fake_env, "-m", "sleeper,honest", "--trials", "3", "--min-run", "off", "--repeat-check")
+    assert done.returncode == 0, done.stderr
+    assert "repeat check: run 2 repeats run 1: the medians of its 2 cells differ by 0.0% (median)" in done.stdout
+    assert "compare calls 0 changed" in done.stdout
+    page = tmp_path / "check.html"
+    assert concbench("report", "2", "-o", page, env=fake_env).returncode == 0
+    html = page.read_text()
+    assert '<section id="repeat-check">' in html and "run 2 repeats run 1" in html

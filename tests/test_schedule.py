@@ -1,0 +1,168 @@
+"""The schedule of a run's trials: fixed, adaptive until a cell's interval
+narrows, and within a budget; with a clock of the test's own, so that the
+rules are checked exactly, whatever the machine does."""
+
+import random
+from dataclasses import replace
+
+import pytest
+from conftest import FIXTURES
+
+from concbench import plan, runtimes, workloads
+from concbench.protocol import Status
+from concbench.records import Calibration, Sample, TrialRecord
+from concbench.schedule import Outcome, Schedule
+
+MS = 1_000_000
+
+
+@pytest.fixture
+def cells(monkeypatch):
+    """A plan of the fake suite's three triangle cells that verify."""
+    monkeypatch.setenv("CONCBENCH_BUILTINS", "off")
+    monkeypatch.setenv("CONCBENCH_WORKLOADS", str(FIXTURES / "workloads"))
+    monkeypatch.setenv("CONCBENCH_RUNTIMES", str(FIXTURES / "runtimes"))
+
+    def make(**asked) -> plan.Plan:
+        selection = plan.Selection(workloads=("triangle",), mechanisms=("honest", "paced", "sleeper"), **asked)
+        return plan.make_plan(plan.choose(selection, workloads.load_all(), runtimes.load_all()))
+
+    return make
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0
+
+    def __call__(self) -> int:
+        return self.now
+
+
+def record(cell, index: int, walls_ms: list[float], trial_ms: float) -> TrialRecord:
+    samples = tuple(Sample(False, round(w * MS), 1, 1, 1, {"total": 1}) for w in walls_ms)
+    return TrialRecord(cell.key, index, Status.OK, "", {}, wall_ns=round(trial_ms * MS), samples=samples)
+
+
+def drive(schedule: Schedule, clock: Clock, noise: dict[str, float], trial_ms: dict[str, float], seed=1):
+    """Runs the schedule to its end as the runner would, each trial taking its
+    cell's length on the clock and giving two timed runs of its cell's noise."""
+    rng = random.Random(seed)
+    taken = []
+    while (step := schedule.next()) is not None:
+        cell, index = step
+        spread = noise[cell.mechanism]
+        walls = [10 * max(0.1, 1 + spread * rng.gauss(0, 1)) for _ in range(2)]
+        length = trial_ms[cell.mechanism]
+        clock.now += round(length * MS)
+        schedule.record(record(cell, index, walls, length), round(length * MS))
+        taken.append((cell.mechanism, index, clock.now))
+    return taken
+
+
+def test_a_fixed_plan_gives_every_cell_its_trials_round_robin(cells):
+    schedule = Schedule(cells(trials=2), [])
+    taken = drive(
+        schedule,
+        Clock(),
+        dict.fromkeys(("honest", "paced", "sleeper"), 0.5),
+        dict.fromkeys(("honest", "paced", "sleeper"), 1),
+    )
+    assert [(m, i) for m, i, _ in taken] == [
+        ("honest", 0),
+        ("paced", 0),
+        ("sleeper", 0),
+        ("honest", 1),
+        ("paced", 1),
+        ("sleeper", 1),
+    ]
+    assert schedule.outcomes() == {Outcome.PLANNED: 3}
+
+
+def test_the_trials_of_a_plan_are_made_as_they_are_run(cells):
+    """A plan of 10^12 trials a cell is scheduled without being listed; a
+    resumed run continues where its stored trials end."""
+    found = cells(trials=1)
+    huge = replace(found, settings=replace(found.settings, trials=10**12))
+    first = huge.cells[0]
+    schedule = Schedule(huge, [record(first, 0, [1, 1], 1)])
+    taken = []
+    for _ in range(3):
+        cell, index = schedule.next()
+        schedule.record(record(cell, index, [1, 1], 1), MS)
+        taken.append((cell.mechanism, index))
+    assert taken == [("paced", 0), ("sleeper", 0), ("honest", 1)]
+    assert schedule.planned == 3 * 10**12
+
+
+def test_a_quiet_cell_settles_at_its_least_trials_and_a_noisy_one_takes_more(cells):
+    schedule = Schedule(cells(max_trials=8), [])
+    taken = drive(
+        schedule,
+        Clock(),
+        {"honest": 0.0, "paced": 0.001, "sleeper": 0.4},
+        dict.fromkeys(("honest", "paced", "sleeper"), 1),
+    )
+    counts = {m: sum(1 for mechanism, _, _ in taken if mechanism == m) for m in ("honest", "paced", "sleeper")}
+    assert counts == {"honest": 3, "paced": 3, "sleeper": 8}
+    assert schedule.outcomes() == {Outcome.SETTLED: 2, Outcome.CAPPED: 1}
+    assert [cell.mechanism for cell, _ in schedule.unsettled()] == ["sleeper"]
+    # every cell's least trials come first, round-robin; then only the unsettled cell
+    assert [m for m, _, _ in taken[:9]] == ["honest", "paced", "sleeper"] * 3
+    assert {m for m, _, _ in taken[9:]} == {"sleeper"}
+
+
+def test_extra_trials_go_to_the_widest_interval_first(cells):
+    schedule = Schedule(cells(max_trials=10), [])
+    walls = {"honest": [10, 10.1], "paced": [10, 14], "sleeper": [10, 12]}  # ms: +-0.5%, +-17%, +-9%
+    for _ in range(9):
+        cell, index = schedule.next()
+        schedule.record(record(cell, index, walls[cell.mechanism], 1), MS)
+    assert [schedule.next()[0].mechanism for _ in range(2)] == ["paced", "sleeper"]
+    assert schedule.outcome(next(s for s in schedule.states.values() if s.cell.mechanism == "honest")) == (
+        Outcome.SETTLED
+    )
+
+
+@pytest.mark.parametrize("budget_s", [1.0, 2.5, 6.0])
+def test_a_budgeted_run_ends_within_its_budget_plus_one_trial(cells, budget_s):
+    clock = Clock()
+    schedule = Schedule(cells(budget=budget_s, max_trials=1000), [], clock=clock)
+    lengths = {"honest": 20, "paced": 60, "sleeper": 150}  # ms a trial
+    taken = drive(schedule, clock, dict.fromkeys(lengths, 0.5), lengths)
+    budget_ns = round(budget_s * 1e9)
+    assert clock.now <= budget_ns + max(lengths.values()) * MS
+    starts = [end - lengths[m] * MS for m, _, end in taken]
+    assert all(start < budget_ns for start in starts)  # none started once the budget was spent
+    assert all(sum(1 for m, _, _ in taken if m == mechanism) >= 3 for mechanism in lengths)
+    assert schedule.outcomes()[Outcome.BUDGET] >= 1  # noise of 50% never settles: the budget stopped it
+
+
+def test_an_extra_trial_takes_no_more_than_its_share_of_what_is_left(cells):
+    """After the least trials, a cell whose trials are long waits while the
+    others share what is left; it is stopped by the budget, not the others."""
+    clock = Clock()
+    schedule = Schedule(cells(budget=2.0, max_trials=1000), [], clock=clock)
+    lengths = {"honest": 10, "paced": 10, "sleeper": 500}
+    taken = drive(schedule, clock, dict.fromkeys(lengths, 0.5), lengths)
+    assert sum(1 for m, _, _ in taken if m == "sleeper") == 3  # its least, then nothing fitted its share
+    assert sum(1 for m, _, _ in taken if m == "honest") > 10
+
+
+def test_the_least_trials_are_planned_from_the_calibration(cells):
+    """Before its first trial, a cell's length is its calibrating trial's, with
+    the timed runs that trial lacked: a cell that cannot fit is not started."""
+    clock = Clock()
+    found = cells(budget=1.0)
+    schedule = Schedule(found, [], clock=clock)
+    sleeper = next(c for c in found.cells if c.mechanism == "sleeper")
+    schedule.calibrated(sleeper, Calibration(repeat=100, run_ns=10 * MS, trial_ns=50 * MS), 50 * MS)
+    clock.now = 50 * MS
+    assert schedule.states[sleeper.key.id].expected_ns(runs=2) == 50 * MS + 199 * 10 * MS
+    taken = drive(
+        schedule,
+        clock,
+        dict.fromkeys(("honest", "paced", "sleeper"), 0.0),
+        dict.fromkeys(("honest", "paced", "sleeper"), 10),
+    )
+    assert "sleeper" not in {m for m, _, _ in taken}
+    assert schedule.outcomes()[Outcome.BUDGET] == 1
