@@ -26,7 +26,7 @@ class Outcome(StrEnum):
     """How a cell's trials ended."""
 
     PLANNED = "took its planned trials"  # a fixed plan
-    SETTLED = "reached the target"
+    SETTLED = "reached the target"  # a 95% interval: 6 timed runs at least
     CAPPED = "reached max_trials"
     BUDGET = "stopped at the budget"
     UNMEASURED = "has no verified figure"  # every trial failed: more would not narrow anything
@@ -170,7 +170,7 @@ class Schedule:
         figure = state.figure
         if figure is None:
             return Outcome.UNMEASURED
-        if figure.spread <= self.settings.target:
+        if self._settled(figure):
             return Outcome.SETTLED
         if state.taken >= self.settings.max_trials:
             return Outcome.CAPPED
@@ -184,12 +184,13 @@ class Schedule:
     def unsettled(self) -> list[tuple[Cell, float]]:
         """The cells of an adaptive plan whose interval did not narrow to the
         target, with their coefficient of variation."""
-        target = self.settings.target
-        return [
-            (s.cell, s.figure.cv)
-            for s in self.states.values()
-            if target is not None and s.figure and s.figure.spread > target
-        ]
+        if self.settings.target is None:
+            return []
+        return [(s.cell, s.figure.cv) for s in self.states.values() if s.figure and not self._settled(s.figure)]
+
+    def _settled(self, figure: Summary) -> bool:
+        """A 95% interval of the median (6 timed runs or more) within the target."""
+        return figure.ci is not None and figure.spread <= self.settings.target
 
     def short(self) -> list[Cell]:
         """The cells the budget stopped before their least trials."""

@@ -216,14 +216,13 @@ class Table:
             found.append(Mark("serial", f"at most 1 of {units_text(cell.units)} units alive at once"))
         found += [Mark(o.mark, o.describe()) for o in self.observed(cell) if o.marked]
         figure = self.figure(cell)
-        if self.target is not None and figure and figure.spread > self.target:
-            found.append(
-                Mark(
-                    "wide",
-                    f"its median's 95% interval is ±{percent(figure.spread)}, wider than the "
-                    f"±{percent(self.target)} target after {len(cell.trials)} trials (cv {percent(figure.cv)})",
-                )
+        if self.target is not None and figure and (figure.ci is None or figure.spread > self.target):
+            interval = (
+                f"its median's 95% interval is ±{percent(figure.spread)}, wider than the ±{percent(self.target)} target"
+                if figure.ci
+                else f"its {figure.n} timed runs give no 95% interval (6 do)"
             )
+            found.append(Mark("wide", f"{interval} after {len(cell.trials)} trials (cv {percent(figure.cv)})"))
         return tuple(found)
 
     def remarks(self) -> list[tuple[str, str]]:
