@@ -74,7 +74,7 @@ def test_a_quiet_cell_stops_at_three_trials_and_a_noisy_one_at_its_cap(fake_env)
     assert noisy.returncode == 0, noisy.stderr
     assert len(stored_runs(fake_env, 2)) == 5
     assert "cells: 1 reached max_trials" in noisy.stdout
-    assert re.search(r"not within ±3%: triangle fake/sleeper n=100 \(cv \d+%\)", noisy.stdout)
+    assert re.search(r"not within ±3%, noisiest first: triangle fake/sleeper n=100 \(cv \d+%\)", noisy.stdout)
     assert re.search(r"fake/sleeper +wide: its median's 95% interval is ±\d", noisy.stdout)
 
 

@@ -17,6 +17,9 @@ from .report.figures import duration_text
 from .schedule import Outcome, Schedule
 
 
+NAMED = 10  # unsettled cells named at the end of a run, the noisiest
+
+
 class ProgressDisplay:
     def __init__(self, console: Console, schedule: Schedule):
         self.console = console
@@ -89,8 +92,9 @@ def schedule_lines(schedule: Schedule) -> list[str]:
     lines.append("cells: " + ", ".join(f"{n} {outcome}" for outcome, n in outcomes.most_common()))
     unsettled = sorted(schedule.unsettled(), key=lambda pair: -pair[1])
     if unsettled:
-        named = ", ".join(f"{_name(cell)} (cv {cv:.0%})" for cell, cv in unsettled)
-        lines.append(f"not within ±{schedule.settings.target:.0%}: {named}")
+        named = ", ".join(f"{_name(cell)} (cv {cv:.0%})" for cell, cv in unsettled[:NAMED])
+        more = f", and {len(unsettled) - NAMED} more, marked wide in the tables" if len(unsettled) > NAMED else ""
+        lines.append(f"not within ±{schedule.settings.target:.0%}, noisiest first: {named}{more}")
     short = schedule.short()
     if short:
         lines.append(f"short of {schedule.settings.trials} trials: {', '.join(map(_name, short))}")
