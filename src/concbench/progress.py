@@ -16,7 +16,6 @@ from .records import TrialRecord
 from .report.figures import duration_text
 from .schedule import Outcome, Schedule
 
-
 NAMED = 10  # unsettled cells named at the end of a run, the noisiest
 
 
