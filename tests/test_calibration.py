@@ -94,9 +94,7 @@ def test_a_budgeted_run_ends_within_its_budget_plus_one_trial(fake_env):
         noise=0.5,
     )
     assert done.returncode == 0, done.stderr
-    assert (
-        "budget 3.0 s: every cell's least trials should take about 0.0 s and 2 cells not measured before" in done.stdout
-    )
+    assert "budget 3.0 s: no earlier run tells how long every cell's least trials take" in done.stdout
     spent = re.search(r"(\d+) trials in ([\d.]+) s of a 3.0 s budget: calibration", done.stdout)
     trials = stored_runs(fake_env)
     longest = max(t["process"]["wall_ns"] for t in trials) / 1e9

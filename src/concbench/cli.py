@@ -311,11 +311,12 @@ def _budget_text(schedule: Schedule) -> str:
     """What the least trials should take of the budget, as earlier runs tell."""
     least_ns, unknown = schedule.least_ns()
     budget = schedule.settings.budget
-    unmeasured = f" and {unknown} cells not measured before" if unknown else ""
-    text = (
-        f"budget {duration_text(budget)}: every cell's least trials should take about "
-        f"{duration_text(least_ns / 1e9)}{unmeasured}, the rest goes to the widest intervals"
-    )
+    if least_ns:
+        unmeasured = f" and {unknown} cells not measured before" if unknown else ""
+        least = f"every cell's least trials should take about {duration_text(least_ns / 1e9)}{unmeasured}"
+    else:
+        least = "no earlier run tells how long every cell's least trials take"
+    text = f"budget {duration_text(budget)}: {least}; the rest goes to the widest intervals"
     if least_ns > budget * 1e9:
         text += "; the budget cannot hold them: the cells it stops short are named at the end"
     return text
@@ -333,7 +334,7 @@ def _extent(plan: Plan, profile: str) -> str:
     single = sorted({c.workload.id for c in plan.cells if c.workload.one_run_per_process})
     exception = f"; one run for {', '.join(single)}, whose peak memory is one run's" if single else ""
     trials = (
-        f"{s.trials} to {s.max_trials} trials (until the median's 95% interval is within ±{s.target:.0%})"
+        f"{s.trials} to {s.max_trials} trials (until the median's 95% interval is within ±{s.target * 100:g}%)"
         if s.target is not None
         else f"{s.trials} trials"
     )

@@ -93,7 +93,7 @@ def schedule_lines(schedule: Schedule) -> list[str]:
     if unsettled:
         named = ", ".join(f"{_name(cell)} (cv {cv:.0%})" for cell, cv in unsettled[:NAMED])
         more = f", and {len(unsettled) - NAMED} more, marked wide in the tables" if len(unsettled) > NAMED else ""
-        lines.append(f"not within ±{schedule.settings.target:.0%}, noisiest first: {named}{more}")
+        lines.append(f"not within ±{schedule.settings.target * 100:g}%, noisiest first: {named}{more}")
     short = schedule.short()
     if short:
         lines.append(f"short of {schedule.settings.trials} trials: {', '.join(map(_name, short))}")
