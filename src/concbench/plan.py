@@ -1,5 +1,6 @@
 """From what a command asks for to the cells to run, the cells that cannot
-run (each with its reason) and the order of the trials."""
+run (each with its reason) and the settings of their trials (schedule.py
+orders them)."""
 
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Literal
@@ -33,7 +34,7 @@ class Settings:
         return round(self.min_run * 1e9)
 
 
-MIN_RUN = 0.05  # long enough for a timer tick or a collection to average out, short enough for 161 cells
+MIN_RUN = 0.05  # long enough for a timer tick or a collection to average out, short enough for 175 cells
 TARGET = 0.03
 PROFILE_SETTINGS = {
     "smoke": Settings(trials=1, warmup=0, runs=1, timeout=60),  # proves every cell: one run each, as it is

@@ -31,8 +31,8 @@ def execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer:
         cell, index = step
         observer.started(cell, index)
         start = time.monotonic_ns()
-        repeat = schedule.states[cell.key.id].calibration
-        record = run_trial(cell, index, plan.settings_for(cell), plan.caps, repeat.repeat if repeat else 1)
+        calibrated = schedule.states[cell.key.id].calibration
+        record = run_trial(cell, index, plan.settings_for(cell), plan.caps, calibrated.repeat if calibrated else 1)
         store.add_trial(run_id, record)
         schedule.record(record, time.monotonic_ns() - start)
         observer.finished(record)
