@@ -25,7 +25,7 @@ lint: setup
 	@$(VENV)/bin/ruff check -q src tests docs/template
 	@$(VENV)/bin/ruff format -q --check src tests docs/template
 	@cd runtimes/haskell && hints=$$(hlint -XNoPatternSynonyms .) || { echo "$$hints"; exit 1; }
-	@for file in runtimes/ruby/*.rb runtimes/ruby/workloads/*.rb; do ruby -wc $$file >/dev/null || exit 1; done
+	@for file in runtimes/ruby/*.rb runtimes/ruby/workloads/*.rb runtimes/ruby/test/*.rb; do ruby -wc $$file >/dev/null || exit 1; done
 
 setup: $(VENV)/installed
 	@$(CONCBENCH) setup
