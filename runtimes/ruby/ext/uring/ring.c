@@ -201,10 +201,11 @@ static VALUE ring_wait(VALUE self, VALUE blocking)
     return done;
 }
 
-/* #counts: {submissions:, enters:, completions:} so far. */
+/* #counts: {submissions:, enters:, completions:} so far, closed or not. */
 static VALUE ring_counts(VALUE self)
 {
-    struct ring *r = get_ring(self);
+    struct ring *r;
+    TypedData_Get_Struct(self, struct ring, &ring_type, r);
     VALUE h = rb_hash_new();
     rb_hash_aset(h, ID2SYM(rb_intern("submissions")), ULL2NUM(r->submissions));
     rb_hash_aset(h, ID2SYM(rb_intern("enters")), ULL2NUM(r->enters));
