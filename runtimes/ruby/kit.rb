@@ -77,6 +77,11 @@
 # timer thread): a workload file defines the classes that need the library
 # (actors) only `if defined?` it.
 #
+# The fiber rows share their code: a workload's fiber mechanism runs its
+# units under Kit.sync { |task| ... } (task.async { } and its wait,
+# task.yield), which is async's Sync for fiber and concbench's io_uring
+# scheduler's (uring_scheduler.rb) for uring, whose method is an alias.
+#
 # A request of kind "floor" loads no workload and no library: the answer is
 # the kit's memory floor (protocol: "The kit's floor").
 require "json"
@@ -85,7 +90,8 @@ module Kit
   # The mechanisms are those runtime.toml names (its [mechanisms.NAME] tables),
   # not a list of the kit's own: a workload implements the ones it responds to.
   MECHANISMS = File.read(File.join(__dir__, "runtime.toml")).scan(/^\[mechanisms\.(\w+)\]$/).flatten.freeze
-  LIBRARIES = { "fiber" => "async", "celluloid" => "celluloid", "concurrent" => "concurrent-edge" }.freeze
+  LIBRARIES = { "fiber" => "async", "celluloid" => "celluloid", "concurrent" => "concurrent-edge",
+                "uring" => File.join(__dir__, "uring_scheduler") }.freeze
   # Parameters of the kit's rate loop, not of the mechanism.
   LOOP_PARAMS = %i[seconds gc].freeze
 
@@ -186,6 +192,11 @@ module Kit
     # (callable in any ractor, and comparable across forked processes).
     def stamp = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
 
+    # The fiber rows' Sync { |task| ... }: async's for fiber, the io_uring
+    # scheduler's for uring (uring_scheduler.rb), so that both rows run one
+    # workload code: task.async { } and its wait, task.yield.
+    def sync(&block) = @mechanism == "uring" ? Concbench::UringScheduler.sync(&block) : Sync(&block)
+
     # Reports the run's evidence (see the header).
     def evidence(**counts)
       @evidence.merge!(counts)
@@ -264,6 +275,7 @@ module Kit
       return { ok: true, runtime: runtime, runs: [], implements: implemented } if kind == "list"
       raise Refusal, "unknown kind #{kind.inspect}" unless %w[fixed rate].include?(kind)
       workload, mechanism = request.fetch("workload"), request.fetch("mechanism")
+      @mechanism = mechanism
       load_library(mechanism) # first: a workload defines its actor classes only if their library is loaded
       impl = load_workload(workload)
       unless mechanisms(impl).include?(mechanism)

@@ -115,6 +115,24 @@ module Concbench
       Thread.new { Process::Status.wait(pid, flags) }.value
     end
 
+    # Lets every other ready fiber run, then goes on (a Task's yield).
+    def pass
+      @lock.synchronize { @ready << Fiber.current }
+      Fiber.yield
+    end
+
+    # Runs the block in a fiber under a new scheduler on this thread, with a
+    # Task to start and await fibers, as async's Sync does; returns its value
+    # once every fiber has finished (the scheduler closed).
+    def self.sync
+      scheduler = new
+      Fiber.set_scheduler(scheduler)
+      result = nil
+      Fiber.schedule { result = yield Task.new(scheduler) }
+      Fiber.set_scheduler(nil) # runs the loop to the end
+      result
+    end
+
     private
 
     def next_id = (@ids += 1)
@@ -177,6 +195,38 @@ module Concbench
         @ring.cancel(next_id, timeout) if timeout
         fiber.resume(true) if fiber.alive?
       end
+    end
+  end
+
+  # What a workload written for async's tasks uses: async { } starts a fiber
+  # and returns its handle, whose wait returns the block's value; yield lets
+  # the other fibers run.
+  class Task
+    def initialize(scheduler)
+      @scheduler = scheduler
+    end
+
+    def async(&block)
+      handle = Handle.new
+      Fiber.schedule { handle.resolve(block.call(self)) }
+      handle
+    end
+
+    def yield = @scheduler.pass
+  end
+
+  # A fiber's result, awaited through a stock Queue (the scheduler's block).
+  class Handle
+    def initialize
+      @queue = Thread::Queue.new
+      @done = false
+    end
+
+    def resolve(value) = @queue << value
+
+    def wait
+      @value, @done = @queue.pop, true unless @done
+      @value
     end
   end
 end

@@ -21,7 +21,7 @@ module Workloads
     # A task awaits through the async gem's scheduler (its reactor's
     # selector); Sync's task is the one unit.
     def fiber(batch:, &loop)
-      with_pipes(batch) { |ios| Sync { Kit.units.unit { await(ios, &loop) } } }
+      with_pipes(batch) { |ios| Kit.sync { Kit.units.unit { await(ios, &loop) } } }
     end
 
     private
@@ -40,5 +40,8 @@ module Workloads
     ensure
       pipes&.flatten&.each(&:close)
     end
+
+    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
+    alias_method :uring, :fiber
   end
 end

@@ -15,7 +15,7 @@ module Workloads
     def self.thread(nodes:, laps:) = queued(nodes, laps, :value) { |work| Thread.new(&work) }
 
     def self.fiber(nodes:, laps:)
-      Sync { |task| queued(nodes, laps, :wait) { |work| task.async(&work) } }
+      Kit.sync { |task| queued(nodes, laps, :wait) { |work| task.async(&work) } }
     end
 
     # A ractor's inbox is its own: Ractor#send to it, Ractor.receive in it.
@@ -152,5 +152,8 @@ module Workloads
       end
       count
     end
+
+    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
+    singleton_class.alias_method :uring, :fiber
   end
 end

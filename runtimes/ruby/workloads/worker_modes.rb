@@ -31,7 +31,7 @@ module Workloads
     # Tasks under the async gem: the kit's loop runs inside Sync's reactor.
     def fiber(workers:, batch:, **params, &kit)
       units = Kit.units
-      Sync do |task|
+      Kit.sync do |task|
         striped(workers, params, kit, :wait) { |inputs, w, n| task.async { units.unit { evaluate_stripe(inputs, w, n) } } }
       end
     end
@@ -94,5 +94,8 @@ module Workloads
       kit.call(proc { evaluation(inputs, total, &map) })
       total
     end
+
+    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
+    alias_method :uring, :fiber
   end
 end
