@@ -26,7 +26,12 @@ module Concbench
       @waiting = {}   # id => fiber suspended until that operation completes
       @timeouts = {}  # fiber => the id of its block's timeout
       @ready = []     # fibers unblocked, to be resumed by the loop
-      @blocked = 0
+      # Fibers suspended in #block or #pass: only these may be resumed from
+      # @ready. Stock Queue and Mutex may unblock a fiber that has already
+      # gone on (a spurious wake-up, which they allow for): resuming it then
+      # would wake it from whatever it waits for next, an I/O the kernel is
+      # still writing into.
+      @blocking = {}
       @lock = Thread::Mutex.new # guards @ready: #unblock may run on another thread
       @wakeup, @wake = IO.pipe
       @ring.poll(WAKEUP, @wakeup.fileno, POLLIN)
@@ -48,7 +53,7 @@ module Concbench
     def run
       loop do
         resume_ready
-        break if @waiting.empty? && @blocked.zero?
+        break if @waiting.empty? && @blocking.empty?
         @ring.wait(@lock.synchronize { @ready.empty? }).each { |id, result| complete(id, result) }
       end
     end
@@ -98,12 +103,7 @@ module Concbench
     def block(_blocker, timeout = nil)
       fiber = Fiber.current
       @timeouts[fiber] = submit_only { |id| @ring.timeout(id, (timeout * 1e9).round) } if timeout
-      @blocked += 1
-      begin
-        Fiber.yield
-      ensure
-        @blocked -= 1
-      end
+      suspend(fiber)
     end
 
     def unblock(_blocker, fiber)
@@ -118,7 +118,7 @@ module Concbench
     # Lets every other ready fiber run, then goes on (a Task's yield).
     def pass
       @lock.synchronize { @ready << Fiber.current }
-      Fiber.yield
+      suspend(Fiber.current)
     end
 
     # Runs the block in a fiber under a new scheduler on this thread, with a
@@ -136,6 +136,13 @@ module Concbench
     private
 
     def next_id = (@ids += 1)
+
+    def suspend(fiber)
+      @blocking[fiber] = true
+      Fiber.yield
+    ensure
+      @blocking.delete(fiber)
+    end
 
     # Submits an operation for the current fiber and suspends it until the
     # operation completes; its result.
@@ -181,7 +188,7 @@ module Concbench
         fiber = @timeouts.key(id)
         return unless fiber # unblocked before its time: nothing to do
         @timeouts.delete(fiber)
-        fiber.resume(false) if fiber.alive?
+        fiber.resume(false) if @blocking.delete(fiber)
       elsif waiter&.alive?
         waiter.resume(result)
       end
@@ -191,9 +198,10 @@ module Concbench
       loop do
         fiber = @lock.synchronize { @ready.shift }
         break unless fiber
+        next unless @blocking.delete(fiber) # not waiting for this any more
         timeout = @timeouts.delete(fiber)
         @ring.cancel(next_id, timeout) if timeout
-        fiber.resume(true) if fiber.alive?
+        fiber.resume(true)
       end
     end
   end

@@ -108,6 +108,23 @@ class UringSchedulerTest < Minitest::Test
     assert_equal 42, value
   end
 
+  def test_a_stale_unblock_does_not_wake_a_fiber_from_its_next_wait
+    got = with_scheduler do |scheduler|
+      r, w = IO.pipe
+      result = nil
+      reader = Fiber.schedule { result = r.read(5) }
+      Fiber.schedule do
+        scheduler.unblock(nil, reader) # spurious, as stock Queue and Mutex may be: the reader waits for I/O
+        sleep 0.02
+        w.write("hello")
+        w.close
+      end
+      scheduler.run
+      result
+    end
+    assert_equal "hello", got
+  end
+
   def test_a_fiber_that_raises_is_not_lost
     error = assert_raises(RuntimeError) do
       with_scheduler do
