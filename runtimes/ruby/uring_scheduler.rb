@@ -9,7 +9,6 @@
 # blocked on a Mutex, Queue or ConditionVariable (#block) are resumed from
 # the ready list (#unblock); an unblock from another thread wakes the loop
 # through a pipe whose read end the ring always polls.
-require "etc"
 require_relative "build/concbench_ring"
 
 module Concbench
@@ -17,7 +16,6 @@ module Concbench
     POLLIN = 0x001
     POLLOUT = 0x004
     EAGAIN = Errno::EAGAIN::Errno
-    ETIME = Errno::ETIME::Errno
     WAKEUP = 0 # the id of the wake-up pipe's poll
 
     def initialize(entries: 256)
