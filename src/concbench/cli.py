@@ -303,7 +303,7 @@ def _run_plan(plan: Plan, selection: Selection, store: Store, run_id: int, show:
 
 
 def _to_go(schedule: Schedule) -> str:
-    to_go = schedule.planned - sum(state.taken for state in schedule.states.values())
+    to_go = schedule.planned - schedule.taken
     return f"at least {to_go}" if schedule.settings.target is not None else str(to_go)
 
 

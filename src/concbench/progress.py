@@ -78,10 +78,9 @@ class ProgressDisplay:
 def schedule_lines(schedule: Schedule) -> list[str]:
     """How a finished run spent its time, and how its cells ended."""
     spent = schedule.spent
-    taken = sum(s.taken for s in schedule.states.values())
     budget = schedule.settings.budget
     lines = [
-        f"{taken} trials in {duration_text(schedule.elapsed_ns / 1e9)}"
+        f"{schedule.taken} trials in {duration_text(schedule.elapsed_ns / 1e9)}"
         + (f" of a {duration_text(budget)} budget" if budget else "")
         + f": calibration {duration_text(spent['calibration'] / 1e9)}, "
         f"least trials {duration_text(spent['least'] / 1e9)}, "

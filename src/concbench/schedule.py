@@ -210,8 +210,13 @@ class Schedule:
         return total, unknown
 
     @property
+    def taken(self) -> int:
+        """Trials taken, a resumed run's stored ones included."""
+        return sum(s.taken for s in self.states.values())
+
+    @property
     def planned(self) -> int:
         """Trials taken and those in sight: every cell's least, and the round under way."""
-        taken = sum(s.taken for s in self.states.values())
+        taken = self.taken
         least = sum(max(0, self.settings.trials - s.taken) for s in self.states.values())
         return taken + least + (len(self.round) if not least else 0)

@@ -70,17 +70,22 @@ static VALUE ring_initialize(VALUE self, VALUE entries)
     return self;
 }
 
+/* Counts a submission of what was prepared (rc: io_uring's return). */
+static void submitted(struct ring *r, int rc)
+{
+    if (rc < 0)
+        rb_syserr_fail(-rc, "io_uring_submit");
+    r->enters++;
+    r->submissions += r->pending;
+    r->pending = 0;
+}
+
 /* A submission entry; a full queue is submitted first to make room. */
 static struct io_uring_sqe *sqe_for(struct ring *r)
 {
     struct io_uring_sqe *sqe = io_uring_get_sqe(&r->uring);
     if (!sqe) {
-        int rc = io_uring_submit(&r->uring);
-        if (rc < 0)
-            rb_syserr_fail(-rc, "io_uring_submit");
-        r->enters++;
-        r->submissions += r->pending;
-        r->pending = 0;
+        submitted(r, io_uring_submit(&r->uring));
         sqe = io_uring_get_sqe(&r->uring);
         if (!sqe)
             rb_raise(rb_eIOError, "io_uring: no submission entry after submitting");
@@ -89,18 +94,27 @@ static struct io_uring_sqe *sqe_for(struct ring *r)
     return sqe;
 }
 
+/* buffer[offset, length] of memory of size bytes at base, checked. */
+static char *span(void *base, size_t size, VALUE offset, VALUE length, unsigned *count)
+{
+    size_t at = NUM2SIZET(offset), n = NUM2SIZET(length);
+    if (at > size || n > size - at)
+        rb_raise(rb_eArgError, "past the buffer's end");
+    *count = (unsigned)n;
+    return (char *)base + at;
+}
+
 /* #read(id, fd, buffer, offset, length): read into buffer[offset, length]. */
 static VALUE ring_read(VALUE self, VALUE id, VALUE fd, VALUE buffer, VALUE offset, VALUE length)
 {
     struct ring *r = get_ring(self);
     void *base;
     size_t size;
+    unsigned count;
     rb_io_buffer_get_bytes_for_writing(buffer, &base, &size);
-    size_t at = NUM2SIZET(offset), count = NUM2SIZET(length);
-    if (at > size || count > size - at)
-        rb_raise(rb_eArgError, "read past the buffer's end");
+    char *at = span(base, size, offset, length, &count);
     struct io_uring_sqe *sqe = sqe_for(r);
-    io_uring_prep_read(sqe, NUM2INT(fd), (char *)base + at, (unsigned)count, (__u64)-1);
+    io_uring_prep_read(sqe, NUM2INT(fd), at, count, (__u64)-1);
     io_uring_sqe_set_data64(sqe, NUM2ULL(id));
     return self;
 }
@@ -111,12 +125,11 @@ static VALUE ring_write(VALUE self, VALUE id, VALUE fd, VALUE buffer, VALUE offs
     struct ring *r = get_ring(self);
     const void *base;
     size_t size;
+    unsigned count;
     rb_io_buffer_get_bytes_for_reading(buffer, &base, &size);
-    size_t at = NUM2SIZET(offset), count = NUM2SIZET(length);
-    if (at > size || count > size - at)
-        rb_raise(rb_eArgError, "write past the buffer's end");
+    const char *at = span((void *)base, size, offset, length, &count);
     struct io_uring_sqe *sqe = sqe_for(r);
-    io_uring_prep_write(sqe, NUM2INT(fd), (const char *)base + at, (unsigned)count, (__u64)-1);
+    io_uring_prep_write(sqe, NUM2INT(fd), at, count, (__u64)-1);
     io_uring_sqe_set_data64(sqe, NUM2ULL(id));
     return self;
 }
@@ -141,12 +154,7 @@ static VALUE ring_timeout(VALUE self, VALUE id, VALUE ns)
     struct io_uring_sqe *sqe = sqe_for(r);
     io_uring_prep_timeout(sqe, &ts, 0, 0);
     io_uring_sqe_set_data64(sqe, NUM2ULL(id));
-    int rc = io_uring_submit(&r->uring);
-    if (rc < 0)
-        rb_syserr_fail(-rc, "io_uring_submit");
-    r->enters++;
-    r->submissions += r->pending;
-    r->pending = 0;
+    submitted(r, io_uring_submit(&r->uring));
     return self;
 }
 
@@ -183,11 +191,7 @@ static VALUE ring_wait(VALUE self, VALUE blocking)
             rb_thread_call_without_gvl(submit_and_wait_nogvl, &a, RUBY_UBF_IO, NULL);
         else
             a.rc = io_uring_submit(&r->uring);
-        r->enters++;
-        if (a.rc < 0 && a.rc != -EINTR && a.rc != -ETIME)
-            rb_syserr_fail(-a.rc, "io_uring_submit_and_wait");
-        r->submissions += r->pending;
-        r->pending = 0;
+        submitted(r, a.rc == -EINTR || a.rc == -ETIME ? 0 : a.rc);   /* a signal or a timeout ended the wait */
     }
     VALUE done = rb_ary_new();
     struct io_uring_cqe *cqe;
