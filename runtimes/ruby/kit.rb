@@ -79,8 +79,9 @@
 #
 # The fiber rows share their code: a workload's fiber mechanism runs its
 # units under Kit.sync { |task| ... } (task.async { } and its wait,
-# task.yield), which is async's Sync for fiber and concbench's io_uring
-# scheduler's (uring_scheduler.rb) for uring, whose method is an alias.
+# task.yield), which is async's Sync for fiber and concbench's own
+# scheduler's (scheduler.rb: SCHEDULERS) for uring and epoll, which run the
+# fiber method (FIBER_ROWS).
 #
 # A request of kind "floor" loads no workload and no library: the answer is
 # the kit's memory floor (protocol: "The kit's floor").
@@ -91,7 +92,13 @@ module Kit
   # not a list of the kit's own: a workload implements the ones it responds to.
   MECHANISMS = File.read(File.join(__dir__, "runtime.toml")).scan(/^\[mechanisms\.(\w+)\]$/).flatten.freeze
   LIBRARIES = { "fiber" => "async", "celluloid" => "celluloid", "concurrent" => "concurrent-edge",
-                "uring" => File.join(__dir__, "uring_scheduler") }.freeze
+                "uring" => File.join(__dir__, "scheduler"), "epoll" => File.join(__dir__, "scheduler"),
+                "uring_direct" => File.join(__dir__, "scheduler") }.freeze
+  # The mechanisms that run on concbench's own scheduler, and its back end.
+  SCHEDULERS = { "uring" => :UringScheduler, "uring_direct" => :UringScheduler, "epoll" => :EpollScheduler }.freeze
+  # Mechanisms that run a workload's fiber method, on their own scheduler
+  # (Kit.sync), unless the workload has a method of theirs.
+  FIBER_ROWS = %w[uring epoll].freeze
   # Parameters of the kit's rate loop, not of the mechanism.
   LOOP_PARAMS = %i[seconds gc].freeze
 
@@ -192,10 +199,13 @@ module Kit
     # (callable in any ractor, and comparable across forked processes).
     def stamp = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
 
-    # The fiber rows' Sync { |task| ... }: async's for fiber, the io_uring
-    # scheduler's for uring (uring_scheduler.rb), so that both rows run one
+    # The fiber rows' Sync { |task| ... }: async's for fiber, concbench's
+    # scheduler's for the mechanisms in SCHEDULERS, so that all run one
     # workload code: task.async { } and its wait, task.yield.
-    def sync(&block) = @mechanism == "uring" ? Concbench::UringScheduler.sync(&block) : Sync(&block)
+    def sync(&block)
+      scheduler = SCHEDULERS[@mechanism]
+      scheduler ? Concbench.const_get(scheduler).sync(&block) : Sync(&block)
+    end
 
     # Reports the run's evidence (see the header).
     def evidence(**counts)
@@ -317,12 +327,18 @@ module Kit
       Celluloid.logger.level = Logger::ERROR if mechanism == "celluloid"
     end
 
-    def mechanisms(impl) = MECHANISMS.select { |name| impl.respond_to?(name) }
+    def mechanisms(impl) = MECHANISMS.select { |name| impl.respond_to?(entry(impl, name)) }
+
+    # The workload's method for a mechanism (see FIBER_ROWS).
+    def entry(impl, mechanism)
+      FIBER_ROWS.include?(mechanism) && !impl.respond_to?(mechanism) ? :fiber : mechanism.to_sym
+    end
 
     # Every workload file's mechanisms (the protocol's list request). The
     # libraries are loaded first: a workload defines its actors only with them.
+    # One that is missing is left out: its mechanism's probe says so.
     def implemented
-      LIBRARIES.each_key { |mechanism| load_library(mechanism) }
+      LIBRARIES.each_key { |mechanism| load_library(mechanism) rescue LoadError }
       Dir[File.join(__dir__, "workloads", "*.rb")].sort.filter_map do |path|
         id = File.basename(path, ".rb")
         require path
@@ -360,7 +376,7 @@ module Kit
       begin_run
       timed = nil
       start = clocks
-      result = impl.public_send(mechanism, **params) do |work|
+      result = impl.public_send(entry(impl, mechanism), **params) do |work|
         raise "the mechanism handed the kit its work twice" if timed
         start = clocks
         value = work.call
@@ -380,7 +396,7 @@ module Kit
       batch = params.fetch(:batch)
       start = nil
       batches = 0
-      result = impl.public_send(mechanism, **params) do |operation, end_of_batch = nil|
+      result = impl.public_send(entry(impl, mechanism), **params) do |operation, end_of_batch = nil|
         start = clocks
         deadline = start.wall + ns(seconds)
         begin

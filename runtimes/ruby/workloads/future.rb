@@ -32,8 +32,5 @@ module Workloads
     end
 
     def self.value(i) = i * i % 1000
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    singleton_class.alias_method :uring, :fiber
   end
 end

@@ -80,8 +80,5 @@ module Workloads
       Kit.units.counted(started: started, peak: peak, live: live)
       { count: count }
     end
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    alias_method :uring, :fiber
   end
 end

@@ -157,8 +157,5 @@ module Workloads
       totals = units.map(&await)
       { rounds: woke, countdowns: totals.sum(&:first), checksum: totals.sum(&:last) % MOD }
     end
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    singleton_class.alias_method :uring, :fiber
   end
 end

@@ -188,8 +188,5 @@ module Workloads
       Kit.evidence(blocked: taken + sent)
       { count: count, sum: sum, ordered: ordered }
     end
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    singleton_class.alias_method :uring, :fiber
   end
 end

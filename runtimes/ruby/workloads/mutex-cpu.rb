@@ -70,8 +70,5 @@ module Workloads
     end
 
     def self.capture_size = PATTERN.match(TEXT)[1].size
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    singleton_class.alias_method :uring, :fiber
   end
 end

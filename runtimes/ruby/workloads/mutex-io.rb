@@ -12,31 +12,47 @@ module Workloads
   module MutexIo
     Group = Struct.new(:mutex, :file, :end)
 
-    def self.thread(groups:, workers:, iterations:, size:)
-      paths, block = create(groups), "x" * size
-      all = paths.map { |path| Group.new(Thread::Mutex.new, File.open(path, File::WRONLY), 0) }
-      units = Kit.units
-      contended = yield proc {
-        all.flat_map { |g| Array.new(workers) { Thread.new { units.unit { work(g, iterations, block) } } } }.sum(&:value)
-      }
-      all.each { |g| g.file.close }
-      Kit.evidence(contended: contended)
-      { bytes: total(paths) }
+    def self.thread(groups:, workers:, iterations:, size:, &timed)
+      block = "x" * size
+      locked_files(groups, timed) do |all, units|
+        all.flat_map do |g|
+          Array.new(workers) { Thread.new { units.unit { work(g, iterations, size) { |file, at| file.pwrite(block, at) } } } }
+        end.sum(&:value)
+      end
     end
 
     # The stock Mutex and IO#pwrite. async 1.30's scheduler has no io_write
     # hook (and Ruby 3.1 none for pwrite): a write blocks the thread and never
     # yields, so no task ever finds the lock held, and each task runs its
     # whole loop before the next starts (peak_live 1): runtime.toml's note.
-    def self.fiber(groups:, workers:, iterations:, size:)
-      paths, block = create(groups), "x" * size
+    def self.fiber(groups:, workers:, iterations:, size:, &timed)
+      block = "x" * size
+      fibers(groups, workers, iterations, size, timed) { |file, at| file.pwrite(block, at) }
+    end
+
+    # The direct path: the write is the ring's, positioned (scheduler.rb), so
+    # a unit yields while the kernel writes, holding the lock.
+    def self.uring_direct(groups:, workers:, iterations:, size:, &timed)
+      block = IO::Buffer.for("x" * size)
+      fibers(groups, workers, iterations, size, timed) { |file, at| Fiber.scheduler.write(file.fileno, block, size, at) }
+    end
+
+    # A fiber per unit under Kit.sync, writing with the block.
+    def self.fibers(groups, workers, iterations, size, timed, &write)
+      locked_files(groups, timed) do |all, units|
+        Kit.sync do |task|
+          all.flat_map { |g| Array.new(workers) { task.async { units.unit { work(g, iterations, size, &write) } } } }.sum(&:wait)
+        end
+      end
+    end
+
+    # Each group's lock and open file; the block is the timed work, given
+    # the groups and the run's units, and returns the contended count.
+    def self.locked_files(groups, timed)
+      paths = create(groups)
       all = paths.map { |path| Group.new(Thread::Mutex.new, File.open(path, File::WRONLY), 0) }
       units = Kit.units
-      contended = yield proc {
-        Kit.sync do |task|
-          all.flat_map { |g| Array.new(workers) { task.async { units.unit { work(g, iterations, block) } } } }.sum(&:wait)
-        end
-      }
+      contended = timed.call(proc { yield all, units })
       all.each { |g| g.file.close }
       Kit.evidence(contended: contended)
       { bytes: total(paths) }
@@ -53,14 +69,15 @@ module Workloads
       { bytes: total(paths) }
     end
 
-    # One worker's writes; returns how many found the lock held.
-    def self.work(group, iterations, block)
-      mutex, file, size = group.mutex, group.file, block.bytesize
+    # One worker's writes of `size` bytes, each by the block at the position
+    # it is given; returns how many found the lock held.
+    def self.work(group, iterations, size)
+      mutex, file = group.mutex, group.file
       waited = 0
       iterations.times do
         waited += Locks.hold(mutex) do
           at = group.end
-          file.pwrite(block, at)
+          yield file, at
           group.end = at + size
         end
       end
@@ -74,8 +91,5 @@ module Workloads
 
     # After the timing: the files' sizes, and the files removed (runs repeat in one process).
     def self.total(paths) = paths.sum { |path| File.size(path) }.tap { paths.each { |path| File.delete(path) } }
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    singleton_class.alias_method :uring, :fiber
   end
 end

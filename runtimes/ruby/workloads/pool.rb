@@ -70,8 +70,5 @@ module Workloads
       workers.each(&await)
       { sum: sum }
     end
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    singleton_class.alias_method :uring, :fiber
   end
 end

@@ -152,8 +152,5 @@ module Workloads
       Kit.evidence(blocked: blocked + counts.sum { |c| c[2] })
       { count: counts.sum(&:first), sum: counts.sum { |c| c[1] } }
     end
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    singleton_class.alias_method :uring, :fiber
   end
 end

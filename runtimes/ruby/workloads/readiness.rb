@@ -40,8 +40,5 @@ module Workloads
     ensure
       pipes&.flatten&.each(&:close)
     end
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    alias_method :uring, :fiber
   end
 end

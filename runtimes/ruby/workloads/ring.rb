@@ -152,8 +152,5 @@ module Workloads
       end
       count
     end
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    singleton_class.alias_method :uring, :fiber
   end
 end

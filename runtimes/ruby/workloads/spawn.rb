@@ -42,8 +42,5 @@ module Workloads
       sleep(delay_ms / 1000.0) if delay_ms > 0
       i
     end
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    singleton_class.alias_method :uring, :fiber
   end
 end

@@ -1,3 +1,5 @@
+require "io/nonblock"
+
 module Workloads
   # pipe and socketpair: per group, a writer unit writes `messages` blocks of
   # `size` bytes into one end of a pair and ends its stream; a reader unit reads
@@ -27,6 +29,22 @@ module Workloads
           reader, writer = @pair.call
           [task.async { live.unit { Stream.write(writer, messages, size, @finish) } },
            task.async { live.unit { Stream.read(reader, size) } }]
+        end
+        { bytes: units.sum { |w, r| w.wait; r.wait } }
+      end
+    end
+
+    # The direct path: the units call the ring's read and write (scheduler.rb)
+    # on the descriptors, made blocking so that the kernel waits inside each
+    # operation, as UringMachine's own API is used; no Ruby IO in between.
+    def uring_direct(groups:, messages:, size:)
+      live = Kit.units
+      Kit.sync do |task|
+        ring = Fiber.scheduler
+        units = Array.new(groups) do
+          reader, writer = @pair.call.each { |io| io.nonblock = false }
+          [task.async { live.unit { Stream.write_direct(ring, writer, messages, size, @finish) } },
+           task.async { live.unit { Stream.read_direct(ring, reader, size) } }]
         end
         { bytes: units.sum { |w, r| w.wait; r.wait } }
       end
@@ -78,6 +96,25 @@ module Workloads
       io.close
     end
 
+    def self.write_direct(ring, io, messages, size, finish)
+      block, fd = IO::Buffer.for("x" * size), io.fileno
+      messages.times { ring.write(fd, block, size) }
+      io.public_send(finish)
+    ensure
+      io.close
+    end
+
+    def self.read_direct(ring, io, size)
+      buffer, fd = IO::Buffer.new(size), io.fileno
+      bytes = 0
+      while (n = ring.read(fd, buffer, size)).positive?
+        bytes += n
+      end
+      bytes
+    ensure
+      io.close
+    end
+
     def self.read(io, size)
       buffer = String.new # readpartial sizes it (capacity: fails inside a Ruby 3.1 ractor)
       bytes = 0
@@ -87,8 +124,5 @@ module Workloads
     ensure
       io.close
     end
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    alias_method :uring, :fiber
   end
 end

@@ -94,8 +94,5 @@ module Workloads
       kit.call(proc { evaluation(inputs, total, &map) })
       total
     end
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    alias_method :uring, :fiber
   end
 end

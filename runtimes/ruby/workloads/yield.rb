@@ -88,8 +88,5 @@ module Workloads
       Kit.evidence(switched: partners.zero? ? nil : switched)
       { count: resumed }
     end
-
-    # The io_uring scheduler's row runs the fiber row's code (Kit.sync).
-    singleton_class.alias_method :uring, :fiber
   end
 end

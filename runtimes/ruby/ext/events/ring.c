@@ -1,15 +1,13 @@
 /* Concbench::Ring: one io_uring, driven by a fiber scheduler written in Ruby
- * (runtimes/ruby/uring_scheduler.rb). The ring knows nothing of fibers: each
- * operation is submitted with an integer id, and #wait returns the ids that
+ * (runtimes/ruby/scheduler.rb). The ring knows nothing of fibers: each
+ * operation is submitted with an integer id, and #wait yields the ids that
  * completed with their results (a byte count, poll events, or -errno), which
  * the scheduler maps back to the fibers waiting on them.
  *
  * Buffers: a read or write works on an IO::Buffer's memory, which the
  * waiting fiber keeps alive (and the scheduler locks) until the operation
  * completes; the ring keeps no reference. */
-#include <ruby.h>
-#include <ruby/io/buffer.h>
-#include <ruby/thread.h>
+#include "events.h"
 
 #include <errno.h>
 #include <liburing.h>
@@ -94,42 +92,27 @@ static struct io_uring_sqe *sqe_for(struct ring *r)
     return sqe;
 }
 
-/* buffer[offset, length] of memory of size bytes at base, checked. */
-static char *span(void *base, size_t size, VALUE offset, VALUE length, unsigned *count)
-{
-    size_t at = NUM2SIZET(offset), n = NUM2SIZET(length);
-    if (at > size || n > size - at)
-        rb_raise(rb_eArgError, "past the buffer's end");
-    *count = (unsigned)n;
-    return (char *)base + at;
-}
-
 /* #read(id, fd, buffer, offset, length): read into buffer[offset, length]. */
 static VALUE ring_read(VALUE self, VALUE id, VALUE fd, VALUE buffer, VALUE offset, VALUE length)
 {
     struct ring *r = get_ring(self);
-    void *base;
-    size_t size;
     unsigned count;
-    rb_io_buffer_get_bytes_for_writing(buffer, &base, &size);
-    char *at = span(base, size, offset, length, &count);
+    char *at = buffer_span(buffer, true, offset, length, &count);
     struct io_uring_sqe *sqe = sqe_for(r);
     io_uring_prep_read(sqe, NUM2INT(fd), at, count, (__u64)-1);
     io_uring_sqe_set_data64(sqe, NUM2ULL(id));
     return self;
 }
 
-/* #write(id, fd, buffer, offset, length): write buffer[offset, length]. */
-static VALUE ring_write(VALUE self, VALUE id, VALUE fd, VALUE buffer, VALUE offset, VALUE length)
+/* #write(id, fd, buffer, offset, length, position): write buffer[offset,
+ * length] at the file's position (a pwrite), or where it stands if -1. */
+static VALUE ring_write(VALUE self, VALUE id, VALUE fd, VALUE buffer, VALUE offset, VALUE length, VALUE position)
 {
     struct ring *r = get_ring(self);
-    const void *base;
-    size_t size;
     unsigned count;
-    rb_io_buffer_get_bytes_for_reading(buffer, &base, &size);
-    const char *at = span((void *)base, size, offset, length, &count);
+    const char *at = buffer_span(buffer, false, offset, length, &count);
     struct io_uring_sqe *sqe = sqe_for(r);
-    io_uring_prep_write(sqe, NUM2INT(fd), at, count, (__u64)-1);
+    io_uring_prep_write(sqe, NUM2INT(fd), at, count, (__u64)NUM2LL(position));
     io_uring_sqe_set_data64(sqe, NUM2ULL(id));
     return self;
 }
@@ -180,8 +163,9 @@ static void *submit_and_wait_nogvl(void *p)
     return NULL;
 }
 
-/* #wait(blocking): submits what is prepared; if blocking, waits for at
- * least one completion (without the GVL). Returns [[id, result], ...]. */
+/* #wait(blocking) { |id, result| }: submits what is prepared; if blocking,
+ * waits for at least one completion (without the GVL); yields each
+ * completion, released from the ring first (the block may raise). */
 static VALUE ring_wait(VALUE self, VALUE blocking)
 {
     struct ring *r = get_ring(self);
@@ -193,16 +177,15 @@ static VALUE ring_wait(VALUE self, VALUE blocking)
             a.rc = io_uring_submit(&r->uring);
         submitted(r, a.rc == -EINTR || a.rc == -ETIME ? 0 : a.rc);   /* a signal or a timeout ended the wait */
     }
-    VALUE done = rb_ary_new();
     struct io_uring_cqe *cqe;
-    unsigned head, seen = 0;
-    io_uring_for_each_cqe(&r->uring, head, cqe) {
-        rb_ary_push(done, rb_assoc_new(ULL2NUM(io_uring_cqe_get_data64(cqe)), INT2NUM(cqe->res)));
-        seen++;
+    while (r->open && io_uring_peek_cqe(&r->uring, &cqe) == 0) {
+        unsigned long long id = io_uring_cqe_get_data64(cqe);
+        int result = cqe->res;
+        io_uring_cqe_seen(&r->uring, cqe);
+        r->completions++;
+        rb_yield_values(2, ULL2NUM(id), INT2NUM(result));
     }
-    io_uring_cq_advance(&r->uring, seen);
-    r->completions += seen;
-    return done;
+    return Qnil;
 }
 
 /* #counts: {submissions:, enters:, completions:} so far, closed or not. */
@@ -210,11 +193,9 @@ static VALUE ring_counts(VALUE self)
 {
     struct ring *r;
     TypedData_Get_Struct(self, struct ring, &ring_type, r);
-    VALUE h = rb_hash_new();
-    rb_hash_aset(h, ID2SYM(rb_intern("submissions")), ULL2NUM(r->submissions));
-    rb_hash_aset(h, ID2SYM(rb_intern("enters")), ULL2NUM(r->enters));
-    rb_hash_aset(h, ID2SYM(rb_intern("completions")), ULL2NUM(r->completions));
-    return h;
+    static const char *const names[] = {"submissions", "enters", "completions"};
+    const unsigned long long counts[] = {r->submissions, r->enters, r->completions};
+    return counts_hash(names, counts, 3);
 }
 
 static VALUE ring_close(VALUE self)
@@ -227,14 +208,13 @@ static VALUE ring_close(VALUE self)
     return Qnil;
 }
 
-void Init_concbench_ring(void)
+void init_ring(VALUE concbench)
 {
-    VALUE concbench = rb_define_module("Concbench");
     VALUE ring = rb_define_class_under(concbench, "Ring", rb_cObject);
     rb_define_alloc_func(ring, ring_alloc);
     rb_define_method(ring, "initialize", ring_initialize, 1);
     rb_define_method(ring, "read", ring_read, 5);
-    rb_define_method(ring, "write", ring_write, 5);
+    rb_define_method(ring, "write", ring_write, 6);
     rb_define_method(ring, "poll", ring_poll, 3);
     rb_define_method(ring, "timeout", ring_timeout, 2);
     rb_define_method(ring, "cancel", ring_cancel, 2);

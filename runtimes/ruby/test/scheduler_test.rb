@@ -1,14 +1,20 @@
-# The io_uring fiber scheduler on its own, outside the benchmark:
-#   ruby runtimes/ruby/test/uring_scheduler_test.rb   (after make -C runtimes/ruby)
+# concbench's fiber scheduler on its own, outside the benchmark, on each of
+# its back ends (io_uring and epoll):
+#   ruby runtimes/ruby/test/scheduler_test.rb   (after make -C runtimes/ruby)
 require "minitest/autorun"
-require_relative "../uring_scheduler"
+require "io/nonblock"
+require "socket"
+require "timeout"
+require_relative "../scheduler"
 
-class UringSchedulerTest < Minitest::Test
+# The cases, run once per back end (scheduler_class).
+module SchedulerCases
   # Runs the block in a thread of its own with the scheduler set, as the kit
   # would; the scheduler is closed (its loop run to the end) before it returns.
   def with_scheduler(&block)
     Thread.new do
-      scheduler = Concbench::UringScheduler.new
+      Thread.current.report_on_exception = false # the test sees the exception
+      scheduler = scheduler_class.new
       Fiber.set_scheduler(scheduler)
       result = block.call(scheduler)
       Fiber.set_scheduler(nil)
@@ -53,7 +59,6 @@ class UringSchedulerTest < Minitest::Test
   end
 
   def test_sockets_carry_bytes_both_ways
-    require "socket"
     got = with_scheduler do
       a, b = UNIXSocket.pair
       answer = nil
@@ -167,4 +172,115 @@ class UringSchedulerTest < Minitest::Test
     expected = Array.new(100) { |i| (0...100).sum { |k| ((k * 100 + i) % 256) * 100 } }
     assert_equal expected, totals
   end
+
+  def test_a_wait_for_readiness_gives_up_after_its_timeout
+    waited = with_scheduler do
+      r, w = IO.pipe
+      results = []
+      Fiber.schedule { results << r.wait_readable(0.02) }
+      Fiber.schedule { results << r.wait_readable(1); r.close }
+      Fiber.schedule { sleep 0.1; w.write("x"); w.close }
+      Fiber.scheduler.run
+      results
+    end
+    assert_equal 2, waited.size
+    assert_nil waited[0] # nothing to read within 0.02 s
+    refute_nil waited[1] # ... and then the byte, within 1 s
+  end
+
+  def test_timeout_interrupts_a_fiber_wherever_it_waits_and_its_io_ends_first
+    outcomes = with_scheduler do
+      r, _w = IO.pipe
+      queue = Thread::Queue.new
+      seen = []
+      Fiber.schedule { Timeout.timeout(0.02) { r.read(1) } rescue seen << :read }
+      Fiber.schedule { Timeout.timeout(0.02) { queue.pop } rescue seen << :pop }
+      Fiber.schedule { Timeout.timeout(0.02) { sleep 5 } rescue seen << :sleep }
+      Fiber.schedule { seen << Timeout.timeout(1) { :in_time } }
+      Fiber.scheduler.run
+      seen
+    end
+    assert_equal %i[in_time pop read sleep], outcomes.sort
+  end
+
+  def test_closing_the_scheduler_runs_every_waiting_fiber_to_its_end
+    finished = with_scheduler do
+      r, w = IO.pipe
+      done = []
+      Fiber.schedule { done << r.read(3) }
+      Fiber.schedule { sleep 0.02; done << :slept }
+      Fiber.schedule { sleep 0.03; w.write("abc"); w.close }
+      done # the scheduler is closed here, with all three fibers waiting
+    end
+    assert_equal [:slept, "abc"], finished
+  end
+
+  # In a process of its own: with minitest's threads alive, another thread
+  # might yet unblock the fibers, and the scheduler waits for it.
+  def test_fibers_left_blocked_with_nothing_to_wake_them_are_an_error_not_a_hang
+    script = <<~RUBY
+      require #{File.expand_path("../scheduler", __dir__).dump}
+      Fiber.set_scheduler(Concbench.const_get(ARGV[0]).new)
+      queue = Thread::Queue.new
+      2.times { Fiber.schedule { queue.pop } }
+    RUBY
+    output = IO.popen(["ruby", "-e", script, scheduler_class.name.split("::").last, err: %i[child out]], &:read)
+    refute_predicate $?, :success?
+    assert_match(/2 fibers blocked with nothing left to wake them \(Concbench::Scheduler::Deadlock\)/, output)
+  end
+
+  def test_a_regular_file_is_always_ready
+    ready = with_scheduler do
+      File.open(__FILE__) { |file| file.wait_readable(1) }
+    end
+    refute_nil ready
+  end
+end
+
+class UringSchedulerTest < Minitest::Test
+  include SchedulerCases
+
+  def scheduler_class = Concbench::UringScheduler
+
+  def test_the_direct_path_reads_and_writes_through_the_ring
+    got = with_scheduler do |ring|
+      r, w = IO.pipe
+      [r, w].each { |io| io.nonblock = false } # the kernel waits inside the operation
+      received = +""
+      Fiber.schedule do
+        buffer = IO::Buffer.new(1000)
+        while (n = ring.read(r.fileno, buffer, 1000)).positive?
+          received << buffer.get_string(0, n)
+        end
+      end
+      Fiber.schedule do
+        block = IO::Buffer.for("y" * 70_000)
+        ring.write(w.fileno, block, 70_000)
+        w.close
+      end
+      ring.run
+      received
+    end
+    assert_equal "y" * 70_000, got
+  end
+
+  def test_a_positioned_write_lands_where_it_is_told
+    path = File.join(Dir.tmpdir, "concbench-pwrite-#{Process.pid}")
+    File.write(path, "." * 10)
+    with_scheduler do |ring|
+      File.open(path, File::WRONLY) do |file|
+        Fiber.schedule { ring.write(file.fileno, IO::Buffer.for("ab"), 2, 4) }
+        ring.run
+      end
+    end
+    assert_equal "....ab....", File.read(path)
+  ensure
+    File.delete(path) if File.exist?(path)
+  end
+end
+
+class EpollSchedulerTest < Minitest::Test
+  include SchedulerCases
+
+  def scheduler_class = Concbench::EpollScheduler
 end
