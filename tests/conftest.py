@@ -9,11 +9,13 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
-def concbench(*args, env=None, timeout=300):
-    """Run the real command line, as a user would."""
+def concbench(*args, env=None, timeout=300, preexec_fn=None):
+    """Run the real command line, as a user would (preexec_fn: what the
+    machine is made to lack first, in the child)."""
     return subprocess.run(
         [sys.executable, "-m", "concbench", *map(str, args)],
         env=env,
+        preexec_fn=preexec_fn,
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -14,6 +14,7 @@ from .errors import UserError
 from .spec import Strict, load_toml
 
 PROBE_TIMEOUT = 30
+PROBE_SAYS = 200  # characters of a failed probe's last line kept in the reason
 
 
 class Option(Strict):
@@ -123,9 +124,10 @@ class Runtime:
             return f"{self.name} is missing ({self.install_hint(self.manifest.packages)})"
         if self.build_error:
             return self.build_error
-        requires = self.manifest.mechanisms[mechanism].requires
-        if requires and not self.probe_requirement(mechanism).ok:
-            return f"{self.name}/{mechanism} is unusable ({self.install_hint(self.manifest.mechanisms[mechanism].packages)})"
+        spec = self.manifest.mechanisms[mechanism]
+        if spec.requires and not (found := self.probe_requirement(mechanism)).ok:
+            said = f": {found.output[:PROBE_SAYS]}" if found.output else ""  # what failed, e.g. the kernel's refusal
+            return f"{self.name}/{mechanism} is unusable{said} ({self.install_hint(spec.packages)})"
         return None
 
     def probe_requirement(self, mechanism: str) -> Probe:
