@@ -91,11 +91,10 @@ module Kit
   # The mechanisms are those runtime.toml names (its [mechanisms.NAME] tables),
   # not a list of the kit's own: a workload implements the ones it responds to.
   MECHANISMS = File.read(File.join(__dir__, "runtime.toml")).scan(/^\[mechanisms\.(\w+)\]$/).flatten.freeze
-  LIBRARIES = { "fiber" => "async", "celluloid" => "celluloid", "concurrent" => "concurrent-edge",
-                "uring" => File.join(__dir__, "scheduler"), "epoll" => File.join(__dir__, "scheduler"),
-                "uring_direct" => File.join(__dir__, "scheduler") }.freeze
-  # The mechanisms that run on concbench's own scheduler, and its back end.
+  # The mechanisms that run on concbench's own scheduler (scheduler.rb), and its back end.
   SCHEDULERS = { "uring" => :UringScheduler, "uring_direct" => :UringScheduler, "epoll" => :EpollScheduler }.freeze
+  LIBRARIES = { "fiber" => "async", "celluloid" => "celluloid", "concurrent" => "concurrent-edge",
+                **SCHEDULERS.transform_values { File.join(__dir__, "scheduler") } }.freeze
   # Mechanisms that run a workload's fiber method, on their own scheduler
   # (Kit.sync), unless the workload has a method of theirs.
   FIBER_ROWS = %w[uring epoll].freeze
@@ -338,7 +337,11 @@ module Kit
     # libraries are loaded first: a workload defines its actors only with them.
     # One that is missing is left out: its mechanism's probe says so.
     def implemented
-      LIBRARIES.each_key { |mechanism| load_library(mechanism) rescue LoadError }
+      LIBRARIES.each_key do |mechanism|
+        load_library(mechanism)
+      rescue LoadError
+        next
+      end
       Dir[File.join(__dir__, "workloads", "*.rb")].sort.filter_map do |path|
         id = File.basename(path, ".rb")
         require path
