@@ -18,7 +18,8 @@ test: lint
 	@$(VENV)/bin/pytest -q
 
 # Each language's standard checker: ruff for the harness, hlint for the
-# Haskell kit, ruby -wc for the Ruby kit (the C kit builds with -Wall -Wextra -Werror).
+# Haskell kit, ruby -wc for the Ruby kit, gofmt and go vet for the Go kit
+# where Go is installed (the C kit builds with -Wall -Wextra -Werror).
 # What the tests need is installed first (hlint, and a browser for the report).
 lint: setup
 	@$(CONCBENCH) setup --tests
@@ -26,6 +27,8 @@ lint: setup
 	@$(VENV)/bin/ruff format -q --check src tests docs/template
 	@cd runtimes/haskell && hints=$$(hlint -XNoPatternSynonyms .) || { echo "$$hints"; exit 1; }
 	@for file in runtimes/ruby/*.rb runtimes/ruby/workloads/*.rb runtimes/ruby/test/*.rb; do ruby -wc $$file >/dev/null || exit 1; done
+	@if command -v go >/dev/null; then cd runtimes/go && unformatted=$$(gofmt -l .) && \
+		{ [ -z "$$unformatted" ] || { echo "gofmt: $$unformatted"; exit 1; }; } && GOTOOLCHAIN=local go vet ./...; fi
 
 setup: $(VENV)/installed
 	@$(CONCBENCH) setup

@@ -80,3 +80,20 @@ def test_a_folder_that_is_not_there_is_one_line(tmp_path):
 def _environ() -> dict:
     """The environment without concbench's variables."""
     return {k: v for k, v in os.environ.items() if not k.startswith("CONCBENCH_")}
+
+
+def test_a_missing_toolchain_makes_its_runtime_unavailable_with_how_to_install_it(mine):
+    manifest = mine["folder"] / "runtime.toml"
+    text = manifest.read_text().replace('detect = ["python3"', 'detect = ["no-such-toolchain"')
+    for install, hint in [
+        ("", "apt-get install python3"),  # a toolchain Debian packages: the apt-get line
+        ('install = "the Mine SDK, from its site"\n', "the Mine SDK, from its site"),  # one it does not
+    ]:
+        manifest.write_text(text.replace("command = ", install + "command = "))
+        done = concbench(
+            "run", "--runtimes", mine["folder"], "-m", "mine/thread,c/pthread", "-w", "spawn",
+            "--profile", "smoke", "--db", mine["db"],
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr  # unavailable, not a failed run
+        assert f"mine is missing ({hint})" in done.stdout, done.stdout
+        assert f"not found ({hint})" in concbench("doctor", "--runtimes", mine["folder"]).stdout

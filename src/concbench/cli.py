@@ -632,13 +632,7 @@ def doctor():
         rt.build()
         ok = rt.toolchain.ok and not rt.build_error
         missing += not ok
-        state = (
-            rt.toolchain.output
-            if ok
-            else rt.build_error
-            if rt.toolchain.ok
-            else f"not found ({rt.install_hint(rt.manifest.packages)})"
-        )
+        state = rt.toolchain.output if ok else rt.build_error if rt.toolchain.ok else f"not found ({rt.toolchain_hint})"
         console.print(Text.assemble(_found(ok), printable(f" {rt.name:<16} {state}")))
         for name, mech in rt.manifest.mechanisms.items():
             if not mech.requires or not ok:

@@ -50,6 +50,9 @@ class Manifest(Strict):
     summary: str
     detect: list[str] = pydantic.Field(min_length=1)
     packages: list[str] = []
+    # How to get a toolchain that no Debian package provides (Go, rustup's
+    # cargo): said when detect fails, instead of an apt-get line.
+    install: str | None = None
     command: list[str] = pydantic.Field(min_length=1)
     build: list[str] = []
     options: dict[str, Option] = {}
@@ -121,7 +124,7 @@ class Runtime:
     def unavailable(self, mechanism: str) -> str | None:
         """Why a mechanism cannot run on this machine now, with the remedy; None if it can."""
         if not self.toolchain.ok:
-            return f"{self.name} is missing ({self.install_hint(self.manifest.packages)})"
+            return f"{self.name} is missing ({self.toolchain_hint})"
         if self.build_error:
             return self.build_error
         spec = self.manifest.mechanisms[mechanism]
@@ -140,6 +143,10 @@ class Runtime:
         """What the requirement probes made so far printed, by mechanism: a
         probe prints its library's version (or nothing)."""
         return {f"{self.name}/{m}": p.output for m, p in self._requirements.items() if p.ok and p.output}
+
+    @property
+    def toolchain_hint(self) -> str:
+        return self.manifest.install or self.install_hint(self.manifest.packages)
 
     @staticmethod
     def install_hint(packages: list[str]) -> str:

@@ -1,0 +1,3 @@
+module concbench/go
+
+go 1.22

@@ -1,0 +1,149 @@
+package kit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// BuildFlags are the flags the Makefile built the kit with (set by -ldflags).
+var BuildFlags string
+
+type request struct {
+	Kind      string         `json:"kind"`
+	Workload  string         `json:"workload"`
+	Mechanism string         `json:"mechanism"`
+	Params    map[string]any `json:"params"`
+	Warmup    int            `json:"warmup"`
+	Runs      int            `json:"runs"`
+	Scratch   string         `json:"scratch"`
+}
+
+type answer struct {
+	Ok         bool                `json:"ok"`
+	Error      string              `json:"error,omitempty"`
+	Runtime    map[string]any      `json:"runtime"`
+	Runs       []map[string]any    `json:"runs"`
+	Implements map[string][]string `json:"implements,omitempty"`
+}
+
+// refusal is a request the kit cannot serve: a clean answer, not a failure.
+type refusal struct{ error }
+
+// Main serves one trial: the request on stdin, the answer as the last line
+// of stdout (docs/protocol.md). Arguments: -gomaxprocs=N (the runtime's
+// option), before the request is read.
+func Main() {
+	out := os.Stdout
+	os.Stdout = os.Stderr // anything else printed goes to stderr
+	code := 0
+	reply, err := serve()
+	var refused refusal
+	switch {
+	case errors.As(err, &refused):
+		reply = answer{Error: refused.Error()}
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "%+v\n", err)
+		reply, code = answer{Error: strings.Join(strings.Fields(err.Error()), " ")}, 1
+	}
+	reply.Runtime = map[string]any{"name": "go", "version": runtime.Version(), "flags": flags()}
+	if reply.Runs == nil {
+		reply.Runs = []map[string]any{}
+	}
+	line, _ := json.Marshal(reply)
+	fmt.Fprintln(out, string(line))
+	os.Exit(code)
+}
+
+func flags() []string {
+	out := []string{"GOMAXPROCS=" + strconv.Itoa(runtime.GOMAXPROCS(0))}
+	return append(out, strings.Fields(BuildFlags)...)
+}
+
+func serve() (reply answer, err error) {
+	for _, arg := range os.Args[1:] {
+		n, found := strings.CutPrefix(arg, "-gomaxprocs=")
+		procs, bad := strconv.Atoi(n)
+		if !found || bad != nil || procs < 1 {
+			return reply, fmt.Errorf("unknown argument %q (the kit takes -gomaxprocs=N)", arg)
+		}
+		runtime.GOMAXPROCS(procs)
+	}
+	var req request
+	decoder := json.NewDecoder(os.Stdin)
+	decoder.UseNumber()
+	if err := decoder.Decode(&req); err != nil {
+		return reply, fmt.Errorf("reading the request: %w", err)
+	}
+	switch req.Kind {
+	case "floor":
+		return answer{Ok: true}, nil
+	case "list":
+		return answer{Ok: true, Implements: implemented()}, nil
+	case "fixed":
+	default:
+		return reply, refusal{fmt.Errorf("unknown kind %q", req.Kind)}
+	}
+	mechanism, ok := registry[req.Workload][req.Mechanism]
+	if !ok {
+		return reply, refusal{fmt.Errorf("mechanism %q is not implemented for workload %q", req.Mechanism, req.Workload)}
+	}
+	for i := 0; i < req.Warmup+req.Runs; i++ {
+		run, err := measure(mechanism, req)
+		if err != nil {
+			return reply, err
+		}
+		run["warmup"] = i < req.Warmup
+		reply.Runs = append(reply.Runs, run)
+	}
+	reply.Ok = true
+	return reply, nil
+}
+
+// measure does one run: the clocks around the mechanism, or around its
+// Timed work. A collection left over from the previous run is made first,
+// outside the clocks, so that no run pays for another's garbage.
+func measure(mechanism Mechanism, req request) (map[string]any, error) {
+	run := &Run{params: req.Params, scratch: req.Scratch, result: map[string]int64{}, evidence: map[string]*int64{}}
+	runtime.GC()
+	start := now()
+	err := call(mechanism, run)
+	stop := now()
+	if err != nil {
+		return nil, err
+	}
+	if run.timed != nil {
+		start, stop = run.timed.start, run.timed.stop
+	}
+	if live := run.units.live.Load(); live != 0 {
+		return nil, fmt.Errorf("%d units still alive after the run: a mechanism awaits every unit it starts", live)
+	}
+	answer := map[string]any{
+		"wall_ns":   max(stop.wall.Sub(start.wall).Nanoseconds(), 1),
+		"user_ns":   stop.user - start.user,
+		"sys_ns":    stop.sys - start.sys,
+		"units":     run.units.started.Load(),
+		"peak_live": run.units.peak.Load(),
+		"result":    run.result,
+	}
+	if len(run.evidence) > 0 {
+		answer["evidence"] = run.evidence
+	}
+	return answer, nil
+}
+
+// call runs the mechanism, turning a panic on its own goroutine (a missing
+// parameter, say) into an error with its stack.
+func call(mechanism Mechanism, run *Run) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v\n%s", p, debug.Stack())
+		}
+	}()
+	return mechanism(run)
+}

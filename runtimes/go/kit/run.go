@@ -1,0 +1,112 @@
+// Package kit is the concbench Go kit: what a workload file sees (this file),
+// the registry (registry.go) and the trial protocol (protocol.go).
+//
+// A mechanism is a func(*Run) error. It reads its parameters (Int, Choice),
+// does the whole job of one run (starts its units, awaits every one of them,
+// closes what it opened), reports the result (Result) and the workload's
+// evidence (Evidence, Unobservable), and returns nil. The kit times the whole
+// call, unless the mechanism hands it its work with Timed: then only that
+// call is timed, and what the mechanism does before (make the files the work
+// writes into, compile a pattern) and after (read the files' sizes, remove
+// them) is untimed, the protocol's "untimed steps around a run".
+//
+// Units and peak_live (docs/protocol.md, "Evidence"): every unit calls
+// Units().Start() as the first act of its body and Units().Finish() as its
+// last. Start is three atomic operations on counters the run's units share
+// (started, live, and the peak by compare-and-swap), touched only as a unit
+// starts and ends, never inside its work; a goroutine's start and exit cost
+// more than that. A mechanism that starts no unit (none) calls neither.
+//
+// Evidence: each unit counts its events (a TryLock that failed, a push that
+// found the channel full) in a variable of its own; the mechanism sums them
+// after it has awaited its units and reports the sum.
+package kit
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// A Mechanism does one run of a workload.
+type Mechanism func(*Run) error
+
+// Run is one run of a mechanism: its parameters, and what it reports.
+type Run struct {
+	params   map[string]any
+	scratch  string
+	units    Units
+	result   map[string]int64
+	evidence map[string]*int64
+	timed    *span // set by Timed
+}
+
+// Units counts a run's units as they start and finish.
+type Units struct {
+	started, live, peak atomic.Int64
+}
+
+// Start is a unit's first act.
+func (u *Units) Start() {
+	u.started.Add(1)
+	live := u.live.Add(1)
+	// Every change of live is one step in its modification order, so the
+	// values Add returns are every value it took: their maximum is the peak.
+	for peak := u.peak.Load(); live > peak && !u.peak.CompareAndSwap(peak, live); peak = u.peak.Load() {
+	}
+}
+
+// Finish is a unit's last act.
+func (u *Units) Finish() { u.live.Add(-1) }
+
+// Units is the run's unit counter.
+func (r *Run) Units() *Units { return &r.units }
+
+// Scratch is an empty directory the trial may use.
+func (r *Run) Scratch() string { return r.scratch }
+
+// Int is the integer parameter name; a missing or malformed one fails the
+// trial (the harness validates parameters, so this is a kit bug).
+func (r *Run) Int(name string) int64 {
+	number, ok := r.params[name].(json.Number)
+	value, err := number.Int64()
+	if !ok || err != nil {
+		panic(fmt.Errorf("parameter %q is not an integer: %v", name, r.params[name]))
+	}
+	return value
+}
+
+// Result reports one of the values the spec's [expect] names.
+func (r *Run) Result(name string, value int64) { r.result[name] = value }
+
+// Evidence reports one of the counts the spec declares under [evidence].
+func (r *Run) Evidence(name string, count int64) { r.evidence[name] = &count }
+
+// Unobservable reports an evidence count the mechanism cannot see, as null
+// (say why where it is called).
+func (r *Run) Unobservable(name string) { r.evidence[name] = nil }
+
+// Timed runs the run's work, the only part the kit then times.
+func (r *Run) Timed(work func()) {
+	start := now()
+	work()
+	r.timed = &span{start, now()}
+}
+
+// A moment, by the monotonic clock and the process's CPU time.
+type moment struct {
+	wall      time.Time
+	user, sys int64 // ns
+}
+
+type span struct{ start, stop moment }
+
+func now() moment {
+	var usage syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err != nil {
+		panic(err)
+	}
+	return moment{time.Now(), usage.Utime.Nano(), usage.Stime.Nano()}
+}
