@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"concbench/go/kit"
+	"concbench/go/lib"
 )
 
 func init() {
@@ -56,7 +57,7 @@ func mutexCPUGoroutine(run *kit.Run) error {
 		sum += gs[g].counter
 	}
 	run.Result("sum", sum)
-	run.Evidence("contended", total(contended))
+	run.Evidence("contended", lib.Total(contended))
 	return nil
 }
 
@@ -78,12 +79,4 @@ func matchLocked(group *counterGroup, pattern *regexp.Regexp, subject string, it
 		group.lock.Unlock()
 	}
 	return contended, nil
-}
-
-func total(counts []int64) int64 {
-	var sum int64
-	for _, n := range counts {
-		sum += n
-	}
-	return sum
 }

@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"concbench/go/kit"
+	"concbench/go/lib"
 )
 
 func init() {
@@ -71,7 +72,7 @@ func mutexIOGoroutine(run *kit.Run) (err error) {
 		written += info.Size()
 	}
 	run.Result("bytes", written)
-	run.Evidence("contended", total(contended))
+	run.Evidence("contended", lib.Total(contended))
 	return nil
 }
 

@@ -4,12 +4,10 @@
 // `consumers` units pop until they get a stop token, counting and summing
 // what they popped.
 //
-// The queue is a buffered channel of `capacity` items. A channel always has
-// a bound: for capacity 0 (no bound, the seed's) it has room for everything
-// the group pushes, so that no push waits, as with an unbounded queue.
-// blocked: pushes that found the channel full and pops that found it empty
-// (a select with a default case first), each then made as a blocking send
-// or receive; each unit counts its own.
+// The queue is a buffered channel of `capacity` items (for capacity 0, no
+// bound: room for everything the group pushes, lib.Room). blocked: pushes
+// that found the channel full and pops that found it empty (lib.Send and
+// lib.Receive), each unit counting its own.
 package workloads
 
 import (
@@ -17,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"concbench/go/kit"
+	"concbench/go/lib"
 )
 
 func init() {
@@ -35,9 +34,6 @@ type queueGroup struct {
 func queueGoroutine(run *kit.Run) error {
 	groups, producers, consumers := run.Int("groups"), run.Int("producers"), run.Int("consumers")
 	items, capacity := run.Int("items"), run.Int("capacity")
-	if capacity == 0 {
-		capacity = producers*items + consumers
-	}
 	units := run.Units()
 	gs := make([]queueGroup, groups)
 	blocked := make([]int64, groups*(producers+consumers))
@@ -45,7 +41,7 @@ func queueGoroutine(run *kit.Run) error {
 	done.Add(int(groups * (producers + consumers)))
 	for g := range gs {
 		group := &gs[g]
-		*group = queueGroup{items: make(chan int64, capacity), count: make([]int64, consumers), sum: make([]int64, consumers)}
+		*group = queueGroup{items: make(chan int64, lib.Room(capacity, producers*items+consumers)), count: make([]int64, consumers), sum: make([]int64, consumers)}
 		group.producing.Store(producers)
 		unit := int64(g) * (producers + consumers)
 		for p := range producers {
@@ -68,12 +64,12 @@ func queueGoroutine(run *kit.Run) error {
 	done.Wait()
 	var count, sum int64
 	for g := range gs {
-		count += total(gs[g].count)
-		sum += total(gs[g].sum)
+		count += lib.Total(gs[g].count)
+		sum += lib.Total(gs[g].sum)
 	}
 	run.Result("count", count)
 	run.Result("sum", sum)
-	run.Evidence("blocked", total(blocked))
+	run.Evidence("blocked", lib.Total(blocked))
 	return nil
 }
 
@@ -81,11 +77,11 @@ func queueGoroutine(run *kit.Run) error {
 // pushes that found the channel full.
 func produce(group *queueGroup, items, consumers int64) (blocked int64) {
 	for value := int64(1); value <= items; value++ {
-		blocked += push(group.items, value)
+		blocked += lib.Send(group.items, value)
 	}
 	if group.producing.Add(-1) == 0 {
 		for range consumers {
-			blocked += push(group.items, stopToken)
+			blocked += lib.Send(group.items, stopToken)
 		}
 	}
 	return blocked
@@ -95,28 +91,12 @@ func produce(group *queueGroup, items, consumers int64) (blocked int64) {
 // the pops that found the channel empty.
 func consume(group *queueGroup) (count, sum, blocked int64) {
 	for {
-		var value int64
-		select {
-		case value = <-group.items:
-		default:
-			blocked++
-			value = <-group.items
-		}
+		value, waited, _ := lib.Receive(group.items)
+		blocked += waited
 		if value == stopToken {
 			return count, sum, blocked
 		}
 		count++
 		sum += value
-	}
-}
-
-// push sends value; 1 if the channel was full, so that the send waited.
-func push(items chan<- int64, value int64) int64 {
-	select {
-	case items <- value:
-		return 0
-	default:
-		items <- value
-		return 1
 	}
 }
