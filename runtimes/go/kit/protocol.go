@@ -35,6 +35,9 @@ type answer struct {
 // refusal is a request the kit cannot serve: a clean answer, not a failure.
 type refusal struct{ error }
 
+// Refuse is a mechanism's refusal of parameters it cannot take.
+func Refuse(format string, args ...any) error { return refusal{fmt.Errorf(format, args...)} }
+
 // Main serves one trial: the request on stdin, the answer as the last line
 // of stdout (docs/protocol.md). Arguments: -gomaxprocs=N (the runtime's
 // option), before the request is read.
@@ -60,8 +63,14 @@ func Main() {
 	os.Exit(code)
 }
 
+// gcOff: a rate workload's gc parameter turned the collector off.
+var gcOff bool
+
 func flags() []string {
 	out := []string{"GOMAXPROCS=" + strconv.Itoa(runtime.GOMAXPROCS(0))}
+	if gcOff {
+		out = append(out, "gc=off")
+	}
 	return append(out, strings.Fields(BuildFlags)...)
 }
 
@@ -85,13 +94,17 @@ func serve() (reply answer, err error) {
 		return answer{Ok: true}, nil
 	case "list":
 		return answer{Ok: true, Implements: implemented()}, nil
-	case "fixed":
+	case "fixed", "rate":
 	default:
 		return reply, refusal{fmt.Errorf("unknown kind %q", req.Kind)}
 	}
 	mechanism, ok := registry[req.Workload][req.Mechanism]
 	if !ok {
 		return reply, refusal{fmt.Errorf("mechanism %q is not implemented for workload %q", req.Mechanism, req.Workload)}
+	}
+	if req.Params["gc"] == "off" {
+		debug.SetGCPercent(-1) // as the Concurrently seed does
+		gcOff = true
 	}
 	for i := 0; i < req.Warmup+req.Runs; i++ {
 		run, err := measure(mechanism, req)
@@ -105,8 +118,8 @@ func serve() (reply answer, err error) {
 	return reply, nil
 }
 
-// measure does one run: the clocks around the mechanism, or around its
-// Timed work. A collection left over from the previous run is made first,
+// measure does one run: the clocks around the mechanism, around its Timed
+// work, or from the start of its Rate loop to its return. A collection left over from the previous run is made first,
 // outside the clocks, so that no run pays for another's garbage.
 func measure(mechanism Mechanism, req request) (map[string]any, error) {
 	run := &Run{params: req.Params, scratch: req.Scratch, result: map[string]int64{}, evidence: map[string]*int64{}}
@@ -117,7 +130,12 @@ func measure(mechanism Mechanism, req request) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if run.timed != nil {
+	switch {
+	case req.Kind == "rate" && run.rate == nil:
+		return nil, errors.New("a rate workload's mechanism must hand the kit its batches (Run.Rate)")
+	case run.rate != nil:
+		start = *run.rate
+	case run.timed != nil:
 		start, stop = run.timed.start, run.timed.stop
 	}
 	if live := run.units.live.Load(); live != 0 {
@@ -133,6 +151,9 @@ func measure(mechanism Mechanism, req request) (map[string]any, error) {
 	}
 	if len(run.evidence) > 0 {
 		answer["evidence"] = run.evidence
+	}
+	if run.rate != nil {
+		answer["ops"] = run.batches * run.Int("batch")
 	}
 	return answer, nil
 }

@@ -17,6 +17,12 @@
 // starts and ends, never inside its work; a goroutine's start and exit cost
 // more than that. A mechanism that starts no unit (none) calls neither.
 //
+// Rate workloads (docs/protocol.md, "Rate workloads"): the mechanism sets
+// up, then hands the kit one batch of `batch` operations with Rate, which
+// starts the clocks and calls it until `seconds` have passed, reading the
+// clock once a batch; the mechanism then, still timed, awaits what is
+// outstanding and returns, and the kit stops the clocks.
+//
 // Evidence: each unit counts its events (a TryLock that failed, a push that
 // found the channel full) in a variable of its own; the mechanism sums them
 // after it has awaited its units and reports the sum.
@@ -40,7 +46,9 @@ type Run struct {
 	units    Units
 	result   map[string]int64
 	evidence map[string]*int64
-	timed    *span // set by Timed
+	timed    *span   // set by Timed
+	rate     *moment // set by Rate: where its clocks started
+	batches  int64   // run by Rate
 }
 
 // Units counts a run's units as they start and finish.
@@ -87,6 +95,44 @@ func (r *Run) Evidence(name string, count int64) { r.evidence[name] = &count }
 // Unobservable reports an evidence count the mechanism cannot see, as null
 // (say why where it is called).
 func (r *Run) Unobservable(name string) { r.evidence[name] = nil }
+
+// Float is the number parameter name (a rate workload's seconds).
+func (r *Run) Float(name string) float64 {
+	number, ok := r.params[name].(json.Number)
+	value, err := number.Float64()
+	if !ok || err != nil {
+		panic(fmt.Errorf("parameter %q is not a number: %v", name, r.params[name]))
+	}
+	return value
+}
+
+// Choice is the string parameter name (a choice such as mode).
+func (r *Run) Choice(name string) string {
+	value, ok := r.params[name].(string)
+	if !ok {
+		panic(fmt.Errorf("parameter %q is not a string: %v", name, r.params[name]))
+	}
+	return value
+}
+
+// Rate starts the clocks and runs batch, one batch of operations, until the
+// time box has passed (at least once); the clocks stop when the mechanism
+// returns.
+func (r *Run) Rate(batch func()) {
+	if r.rate != nil {
+		panic("Rate called twice in one run")
+	}
+	start := now()
+	r.rate = &start
+	deadline := start.wall.Add(time.Duration(r.Float("seconds") * float64(time.Second)))
+	for {
+		batch()
+		r.batches++
+		if !time.Now().Before(deadline) {
+			return
+		}
+	}
+}
 
 // Timed runs the run's work, the only part the kit then times.
 func (r *Run) Timed(work func()) {
