@@ -9,10 +9,12 @@ SPECS = load_all()
 
 
 def trials(workload, rates):
-    """Verified trials of one second each whose runs made the given ops/s, per mechanism."""
+    """Verified trials of one second each whose runs made the given ops/s, per
+    mechanism (of Ruby, or runtime/mechanism)."""
     made = []
-    for mechanism, per_run in rates.items():
-        key = CellKey(workload, "ruby", mechanism, (("cases", 100),))
+    for row, per_run in rates.items():
+        runtime, mechanism = row.split("/") if "/" in row else ("ruby", row)
+        key = CellKey(workload, runtime, mechanism, (("cases", 100),))
         for index, rate in enumerate(per_run):
             sample = Sample(False, 1_000_000_000, 1, 1, 1, {}, rate)
             made.append(TrialRecord(key, index, Status.OK, "", {}, samples=(sample,)))
@@ -79,3 +81,24 @@ def test_neighbours_whose_intervals_overlap_are_not_ranked():
     table = aggregate.tables(records, [], SPECS)[0]
     assert [r.key.mechanism for r in table.ranked()] == ["ractor", "thread", "none"]
     assert [(a.key.mechanism, b.key.mechanism) for a, b in table.unsettled()] == [("thread", "none")]
+
+
+def test_concurrency_is_judged_within_each_runtime_against_its_own_plain_call():
+    lines = diagnose(
+        map_trivial={"none": [100, 101, 102], "thread": [50, 51, 52], "go/none": [900, 910, 920], "go/goroutine": [300, 310, 320]},
+        map_cpu={"none": [8, 8, 8], "thread": [8, 8, 9], "go/none": [150, 151, 152], "go/goroutine": [290, 295, 300]},
+    )  # fmt: skip
+    assert lines[1].endswith(
+        "ruby/none wins; the others reach ruby/thread x0.50 of its speed. Concurrency does not pay."
+    )
+    assert lines[2].endswith(
+        "go/none wins; the others reach go/goroutine x0.34 of its speed. Concurrency does not pay."
+    )
+    assert lines[3].endswith(
+        "ruby/none is level with ruby/thread within the noise; the others reach ruby/thread x1.00 of its speed. Concurrency does not pay."
+    )
+    assert lines[4].endswith("go/goroutine wins at x1.95 the speed of go/none.")
+    assert lines[5] == (
+        "Concurrency pays for CPU-bound work (go/goroutine); it does not pay for trivial work. "
+        "ruby/thread wins in no case."
+    )

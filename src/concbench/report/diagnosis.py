@@ -2,6 +2,10 @@
 for each kind of work, which mechanism wins and by how much, and where
 concurrency does not pay.
 
+Concurrency is judged within each runtime, against that runtime's own row of
+the baseline's mechanism (its plain call): Go's plain call beating Ruby's
+says how fast Go is, not that concurrency pays.
+
 A mechanism beats another only when every timed run of it was faster than
 every timed run of the other: with a handful of runs on a noisy machine,
 anything less is not a ranking. Medians say by how much."""
@@ -14,9 +18,11 @@ from .figures import ratio_text
 
 @dataclass(frozen=True)
 class Finding:
-    """One kind of work: its table, the rows with figures best first, and the winners."""
+    """One kind of work in one runtime: its table, the runtime's sequential
+    baseline, its rows with figures best first, and the winners."""
 
     table: Table
+    base: CellResult
     ranked: tuple[CellResult, ...]
     # The best row and every row level with it within the noise, if the best
     # is the baseline or clear of it; empty when no row is clear of the baseline.
@@ -25,17 +31,28 @@ class Finding:
     @property
     def pays(self) -> bool:
         """Some concurrent mechanism clearly beats the sequential baseline."""
-        return bool(self.winners) and self.table.baseline not in self.winners
+        return bool(self.winners) and self.base not in self.winners
+
+    def ratio(self, row: CellResult) -> float:
+        return row.rate.median / self.base.rate.median
 
 
 def findings(tables: list[Table]) -> list[Finding]:
-    """A finding for every rate table of a kind of work whose baseline has figures."""
+    """A finding for every rate table of a kind of work, per runtime (with its
+    options) that has figures for the baseline's mechanism."""
     found = []
     for table in tables:
-        if not (table.work and table.rate_format and table.baseline and table.baseline.rate):
+        if not (table.work and table.rate_format and table.baseline):
             continue
-        ranked = tuple(sorted((r for r in table.rows if r.rate), key=lambda r: r.rate.median, reverse=True))
-        found.append(Finding(table, ranked, _winners(ranked, table.baseline)))
+        kits: dict[tuple, list[CellResult]] = {}
+        for row in table.rows:
+            if row.rate:
+                kits.setdefault((row.key.runtime, row.key.options), []).append(row)
+        for rows in kits.values():
+            base = next((r for r in rows if r.key.mechanism == table.baseline.key.mechanism), None)
+            if base:
+                ranked = tuple(sorted(rows, key=lambda r: r.rate.median, reverse=True))
+                found.append(Finding(table, base, ranked, _winners(ranked, base)))
     return found
 
 
@@ -78,10 +95,10 @@ def diagnose(tables: list[Table]) -> Diagnosis | None:
 
 
 def _paragraph(finding: Finding) -> str:
-    table, base = finding.table, finding.table.baseline
+    table, base = finding.table, finding.base
     where = f"{table.work} ({table.workload} {table.params_text})"
     if finding.winners == (base,):
-        others = ", ".join(f"{r.key.row} {ratio_text(table.ratio(r))}" for r in finding.ranked if r is not base)
+        others = ", ".join(f"{r.key.row} {ratio_text(finding.ratio(r))}" for r in finding.ranked if r is not base)
         level = [r.key.row for r in finding.ranked[1:] if not _beats(base, r)]
         verb = f"is level with {', '.join(level)} within the noise" if level else "wins"
         return f"{where}: {base.key.row} {verb}; the others reach {others} of its speed. Concurrency does not pay."
@@ -89,16 +106,16 @@ def _paragraph(finding: Finding) -> str:
     if not finding.winners:
         return (
             f"{where}: no mechanism is clear of {base.key.row}; the best, {best.key.row}, "
-            f"is {ratio_text(table.ratio(best))} with overlapping runs. Concurrency does not pay here."
+            f"is {ratio_text(finding.ratio(best))} with overlapping runs. Concurrency does not pay here."
         )
-    speeds = " and ".join(f"{ratio_text(table.ratio(r))}" for r in finding.winners)
+    speeds = " and ".join(f"{ratio_text(finding.ratio(r))}" for r in finding.winners)
     who = (
         f"{finding.winners[0].key.row} wins at"
         if len(finding.winners) == 1
         else f"{_names(finding.winners)} win, level within the noise, at"
     )
     rest = ", ".join(
-        f"{r.key.row} {ratio_text(table.ratio(r))}"
+        f"{r.key.row} {ratio_text(finding.ratio(r))}"
         for r in finding.ranked
         if r not in finding.winners and r is not base
     )
@@ -111,10 +128,12 @@ def _names(rows) -> str:
 
 
 def _summary(found: list[Finding]) -> str:
-    paying = [
-        f"{finding.table.work} ({', '.join(r.key.row for r in finding.winners)})" for finding in found if finding.pays
-    ]
-    not_paying = sorted({finding.table.work for finding in found if not finding.pays})
+    winners_by_work: dict[str, list[str]] = {}
+    for finding in found:
+        if finding.pays:
+            winners_by_work.setdefault(finding.table.work, []).extend(r.key.row for r in finding.winners)
+    paying = [f"{work} ({', '.join(dict.fromkeys(rows))})" for work, rows in winners_by_work.items()]
+    not_paying = sorted({finding.table.work for finding in found if finding.table.work not in winners_by_work})
     winners = {r.key.row for finding in found for r in finding.winners}
     mechanisms = dict.fromkeys(r.key.row for finding in found for r in finding.ranked)
     never = [m for m in mechanisms if m not in winners]
