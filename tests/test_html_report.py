@@ -157,14 +157,18 @@ def test_a_table_and_two_charts_per_table_with_a_bar_per_verified_row(report):
     assert "ops/s" in text(ticks.find(".//thead")) and "higher is better" in text(ticks)
 
 
-def test_a_sweep_gets_a_scaling_chart_with_a_line_per_mechanism(report):
-    (figure,) = classed(parse(report), "figure", "scaling")
-    lines = classed(figure, "g", "line")
-    points = [len(classed(line, "g", "point")) for line in lines]
-    assert points == [2, 3]  # honest is n/a at n=1000
-    labels = [t.text for t in figure.iter("text")]
-    assert {"10", "100", "1000", "fake/honest", "fake/paced", "n"} <= set(labels)
-    assert "Log scale on x." in text(figure.find("figcaption"))
+def test_a_sweep_gets_scaling_charts_of_time_and_memory_with_a_line_per_mechanism(report):
+    time, memory = classed(parse(report), "figure", "scaling")
+    for figure in (time, memory):
+        lines = classed(figure, "g", "line")
+        points = [len(classed(line, "g", "point")) for line in lines]
+        assert points == [2, 3]  # honest is n/a at n=1000
+        labels = [t.text for t in figure.iter("text")]
+        assert {"10", "100", "1000", "fake/honest", "fake/paced", "n"} <= set(labels)
+        assert "Log scale on x" in text(figure.find("figcaption"))
+    assert "time" in time.get("class") and "median real time over n" in text(time.find("figcaption"))
+    assert "memory" in memory.get("class") and "median peak memory over n" in text(memory.find("figcaption"))
+    assert any(t.text and t.text.endswith(" MB") for t in memory.iter("text"))
 
 
 def test_the_heatmap_has_a_cell_per_cell_that_ran(report):
@@ -232,7 +236,10 @@ def test_the_page_renders_in_a_browser_without_errors(report):
     assert problems == [] and requests == [report.as_uri()]
     assert seen["overflow"] <= 0, "the page is wider than a 1200 px window"
     charts_seen = seen["charts"]
-    assert [c["figure"] for c in charts_seen] == ["heatmap-figure", "scaling"] + ["time", "memory"] * 4
+    assert [c["figure"] for c in charts_seen] == ["heatmap-figure", "scaling time", "scaling memory"] + [
+        "time",
+        "memory",
+    ] * 4
     for chart in charts_seen:
         assert chart["width"] > 200 and chart["height"] > 40, chart
         assert chart["marks"] == chart["visible"] > 0, chart

@@ -206,20 +206,55 @@ def _heat(table: Table, cell: CellResult) -> charts.Heat:
 
 
 def _scaling(found: list[Sweep], styles: dict[str, int]) -> str:
-    figures = [figure for figure in (_sweep_figure(sweep, styles) for sweep in found) if figure]
+    figures = [f for sweep in found for f in (_sweep_figure(sweep, styles), _sweep_memory_figure(sweep, styles)) if f]
     return _section("Scaling", "Scaling", *figures) if figures else ""
 
 
 def _sweep_figure(sweep: Sweep, styles: dict[str, int]) -> str:
+    """The sweep's time (or rate) over its parameter."""
     text, what, better = _what(sweep.tables[0])
-    rows = list(dict.fromkeys(r.key.row for t in sweep.tables for r in t.rows if t.figure(r)))
-    if not rows:
-        return ""
     if any(t.delay for t in sweep.tables):  # the units sleep by design: plot what they cost, as the bars do
         what = f"overhead ({what} minus the delay every unit slept)"
+    return _sweep_chart(sweep, styles, "time", what, text, better, lambda t, cell: t.figure(cell), _point)
+
+
+def _sweep_memory_figure(sweep: Sweep, styles: dict[str, int]) -> str:
+    """The sweep's peak memory over its parameter: what holding more units costs."""
+
+    def point(table: Table, row: str, where: str, _: Callable[[float], str]) -> charts.Point | None:
+        cell = next((c for c in table.rows if c.key.row == row and c.memory_kb), None)
+        if cell is None:
+            return None
+        memory = cell.memory_kb  # plotted in MB, as the memory bars are
+        tip = f"{row}, {where}: {_summary_tip(memory, megabytes_text)}"
+        return charts.Point(memory.median / 1024, *(b / 1024 for b in memory.bounds), tip)
+
+    def megabytes(mb: float) -> str:
+        return f"{mb:g} MB"
+
+    return _sweep_chart(
+        sweep, styles, "memory", "peak memory", megabytes, "lower is better", lambda t, cell: cell.memory_kb, point
+    )
+
+
+def _sweep_chart(
+    sweep: Sweep,
+    styles: dict[str, int],
+    kind: str,
+    what: str,
+    text: Callable[[float], str],
+    better: str,
+    figure: Callable[[Table, CellResult], Summary | None],
+    point: Callable[[Table, str, str, Callable[[float], str]], charts.Point | None],
+) -> str:
+    """A line per mechanism of figure(table, cell) over the sweep's values,
+    each point made by point(table, row, where, text); kind classes the figure."""
+    rows = list(dict.fromkeys(r.key.row for t in sweep.tables for r in t.rows if figure(t, r)))
+    if not rows:
+        return ""
     lines = [
         charts.Line(
-            row, [_point(t, row, f"{sweep.param}={v}", text) for t, v in zip(sweep.tables, sweep.values)], styles[row]
+            row, [point(t, row, f"{sweep.param}={v}", text) for t, v in zip(sweep.tables, sweep.values)], styles[row]
         )
         for row in rows
     ]
@@ -237,7 +272,7 @@ def _sweep_figure(sweep: Sweep, styles: dict[str, int]) -> str:
         log_y,
     )
     scales = [axis for axis, log in (("x", log_x), ("y", log_y)) if log]
-    summaries = [t.figure(r) for t in sweep.tables for r in t.rows if t.figure(r)]
+    summaries = [figure(t, r) for t in sweep.tables for r in t.rows if figure(t, r)]
     caption = (
         f"<strong>{_e(sweep.title)}</strong> ({_e(sweep.workload)}"
         + (f", {_e(sweep.fixed)}" if sweep.fixed else "")
@@ -245,7 +280,7 @@ def _sweep_figure(sweep: Sweep, styles: dict[str, int]) -> str:
         f"one line per mechanism; {better}. {_whiskers(summaries)}"
         + (f" Log scale on {' and '.join(scales)}." if scales else "")
     )
-    return f'<figure class="scaling">{chart}<figcaption>{caption}</figcaption></figure>'
+    return f'<figure class="scaling {kind}">{chart}<figcaption>{caption}</figcaption></figure>'
 
 
 def _point(table: Table, row: str, where: str, text: Callable[[float], str]) -> charts.Point | None:
