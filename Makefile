@@ -18,8 +18,9 @@ test: lint
 	@$(VENV)/bin/pytest -q
 
 # Each language's standard checker: ruff for the harness, hlint for the
-# Haskell kit, ruby -wc for the Ruby kit, gofmt and go vet for the Go kit
-# where Go is installed (the C kit builds with -Wall -Wextra -Werror).
+# Haskell kit, ruby -wc for the Ruby kit, gofmt and go vet for the Go kit and
+# rustfmt and clippy for the Rust kit where their toolchains are installed
+# (the C kit builds with -Wall -Wextra -Werror).
 # What the tests need is installed first (hlint, and a browser for the report).
 lint: setup
 	@$(CONCBENCH) setup --tests
@@ -29,6 +30,8 @@ lint: setup
 	@for file in runtimes/ruby/*.rb runtimes/ruby/workloads/*.rb runtimes/ruby/test/*.rb; do ruby -wc $$file >/dev/null || exit 1; done
 	@if command -v go >/dev/null; then cd runtimes/go && unformatted=$$(gofmt -l .) && \
 		{ [ -z "$$unformatted" ] || { echo "gofmt: $$unformatted"; exit 1; }; } && GOTOOLCHAIN=local go vet ./...; fi
+	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo fmt --check && \
+		cargo clippy --release --quiet --locked --target-dir build -- -D warnings; fi
 
 setup: $(VENV)/installed
 	@$(CONCBENCH) setup

@@ -1,0 +1,32 @@
+//! The concbench Rust kit: what a workload file sees (run.rs), the registry
+//! (registry.rs) and the trial protocol (protocol.rs).
+//!
+//! A mechanism is a `fn(&mut Run) -> Result`. It reads its parameters
+//! (`count`, `int`), does the whole job of one run (starts its units, awaits
+//! every one of them, closes what it opened), reports the result (`result`)
+//! and the workload's evidence (`evidence`), and returns `Ok(())`. The kit
+//! times the whole call, unless the mechanism hands it its work with
+//! `timed`: then only that call is timed, and what the mechanism does before
+//! (make the files the work writes into, compile a pattern, build a tokio
+//! runtime) and after (read the files' sizes, remove them, shut the runtime
+//! down) is untimed, the protocol's "untimed steps around a run".
+//!
+//! Units and peak_live (docs/protocol.md, "Evidence"): every unit calls
+//! `Units::start` as the first act of its body and `Units::finish` as its
+//! last (shared::threads::spawn and shared::tasks::spawn wrap a body so). Start is
+//! three atomic read-modify-writes on counters the run's units share
+//! (started, live, and the peak by fetch_max), touched only as a unit starts
+//! and ends, never inside its work; a thread's or a task's start and exit
+//! cost more than that. A mechanism that starts no unit calls neither.
+//!
+//! Evidence: each unit counts its events (a try_lock that failed, a
+//! try_send that found the channel full) in a variable of its own and
+//! returns the count; the mechanism sums them after it has awaited its
+//! units and reports the sum.
+mod protocol;
+mod registry;
+mod run;
+
+pub use protocol::main;
+pub use registry::{Mechanism, Registry};
+pub use run::{Error, Result, Run, Units};

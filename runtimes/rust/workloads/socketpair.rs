@@ -1,0 +1,30 @@
+// I/O - Socketpair (workloads/socketpair.toml): per group one AF_UNIX
+// SOCK_STREAM socketpair, a writer unit and a reader unit; the writer writes
+// `messages` blocks of `size` bytes and shuts its side down for writing, the
+// reader reads until EOF and counts the bytes.
+use std::net::Shutdown;
+use std::os::unix::net::UnixStream;
+
+use crate::kit::Mechanism;
+use crate::shared::stream::{self, WriteEnd};
+use crate::shared::tasks::Flavor;
+
+// UnixStream::pair is socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC): std's
+// ends block; tokio's are non-blocking and registered with its reactor, and
+// their AsyncWrite::shutdown is the shutdown for writing.
+pub const MECHANISMS: &[(&str, Mechanism)] = &[
+    ("thread", |run| stream::threads(run, UnixStream::pair)),
+    ("tokio", |run| {
+        stream::tasks(run, Flavor::MultiThread, tokio::net::UnixStream::pair)
+    }),
+    ("tokio_ct", |run| {
+        stream::tasks(run, Flavor::CurrentThread, tokio::net::UnixStream::pair)
+    }),
+];
+
+// A socket's stream ends with a shutdown for writing.
+impl WriteEnd for UnixStream {
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.shutdown(Shutdown::Write)
+    }
+}

@@ -1,0 +1,64 @@
+// 10,000 tasks (workloads/spawn.toml): start `tasks` units at once; unit i
+// sleeps `delay_ms` if that is more than 0, then returns i; await them all
+// and sum what they returned.
+use std::thread;
+use std::time::Duration;
+
+use crate::kit::{Mechanism, Result, Run};
+use crate::shared::tasks::{self, Flavor};
+use crate::shared::threads;
+
+pub const MECHANISMS: &[(&str, Mechanism)] = &[
+    ("thread", spawn_threads),
+    ("tokio", |run| spawn_tasks(run, Flavor::MultiThread)),
+    ("tokio_ct", |run| spawn_tasks(run, Flavor::CurrentThread)),
+];
+
+/// One thread per task, each sleeping in thread::sleep (nanosleep); every
+/// one is started before the first is joined.
+fn spawn_threads(run: &mut Run) -> Result {
+    let (count, delay) = (run.count("tasks"), Duration::from_millis(run.count("delay_ms") as u64));
+    let units = run.units();
+    let sum = thread::scope(|scope| -> Result<i64> {
+        let started = (0..count)
+            .map(|i| {
+                threads::spawn(scope, &units, move || {
+                    if !delay.is_zero() {
+                        thread::sleep(delay);
+                    }
+                    i as i64
+                })
+            })
+            .collect::<std::io::Result<Vec<_>>>()?;
+        Ok(started.into_iter().map(threads::join).sum())
+    })?;
+    run.result("sum", sum);
+    Ok(())
+}
+
+/// One task per task, each sleeping in tokio::time::sleep: a timer the
+/// runtime's driver fires, not a thread asleep.
+fn spawn_tasks(run: &mut Run, flavor: Flavor) -> Result {
+    let (count, delay) = (run.count("tasks"), Duration::from_millis(run.count("delay_ms") as u64));
+    let units = run.units();
+    let work = async move {
+        let started: Vec<_> = (0..count)
+            .map(|i| {
+                tasks::spawn(&units, async move {
+                    if !delay.is_zero() {
+                        tokio::time::sleep(delay).await;
+                    }
+                    i as i64
+                })
+            })
+            .collect();
+        let mut sum = 0;
+        for task in started {
+            sum += task.await?;
+        }
+        Ok::<_, tokio::task::JoinError>(sum)
+    };
+    let sum = tasks::block_on(run, flavor, work)??;
+    run.result("sum", sum);
+    Ok(())
+}
