@@ -2,7 +2,6 @@ package lib
 
 import (
 	"runtime"
-	"sync"
 
 	"concbench/go/kit"
 )
@@ -62,20 +61,12 @@ func striped[In, Out any](run *kit.Run, evaluate func(In) Out) Map[In, Out] {
 	units := run.Units()
 	return func(inputs []In) []Out {
 		results := make([]Out, len(inputs))
-		n := min(int(workers), len(inputs))
-		var done sync.WaitGroup
-		done.Add(n)
-		for w := range n {
-			go func() {
-				defer done.Done()
-				units.Start()
-				for i := w; i < len(inputs); i += n {
-					results[i] = evaluate(inputs[i])
-				}
-				units.Finish()
-			}()
-		}
-		done.Wait()
+		n := min(workers, int64(len(inputs)))
+		Goroutines(units, n, func(w int64) {
+			for i := w; i < int64(len(inputs)); i += n {
+				results[i] = evaluate(inputs[i])
+			}
+		})
 		return results
 	}
 }

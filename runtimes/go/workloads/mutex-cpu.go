@@ -37,17 +37,9 @@ func mutexCPUGoroutine(run *kit.Run) error {
 	contended := make([]int64, groups*workers)
 	failures := make([]error, groups*workers)
 	run.Timed(func() {
-		var done sync.WaitGroup
-		done.Add(int(groups * workers))
-		for w := range groups * workers {
-			go func() {
-				defer done.Done()
-				units.Start()
-				contended[w], failures[w] = matchLocked(&gs[w/workers], pattern, subject, iterations)
-				units.Finish()
-			}()
-		}
-		done.Wait()
+		lib.Goroutines(units, groups*workers, func(w int64) {
+			contended[w], failures[w] = matchLocked(&gs[w/workers], pattern, subject, iterations)
+		})
 	})
 	if err := errors.Join(failures...); err != nil {
 		return err

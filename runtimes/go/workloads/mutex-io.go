@@ -48,17 +48,9 @@ func mutexIOGoroutine(run *kit.Run) (err error) {
 	contended := make([]int64, groups*workers)
 	failures := make([]error, groups*workers)
 	run.Timed(func() {
-		var done sync.WaitGroup
-		done.Add(int(groups * workers))
-		for w := range groups * workers {
-			go func() {
-				defer done.Done()
-				units.Start()
-				contended[w], failures[w] = writeLocked(&gs[w/workers], block, iterations)
-				units.Finish()
-			}()
-		}
-		done.Wait()
+		lib.Goroutines(units, groups*workers, func(w int64) {
+			contended[w], failures[w] = writeLocked(&gs[w/workers], block, iterations)
+		})
 	})
 	if err := errors.Join(failures...); err != nil {
 		return err

@@ -4,10 +4,10 @@
 package workloads
 
 import (
-	"sync"
 	"time"
 
 	"concbench/go/kit"
+	"concbench/go/lib"
 )
 
 func init() {
@@ -20,20 +20,12 @@ func spawnGoroutine(run *kit.Run) error {
 	tasks, delay := run.Int("tasks"), time.Duration(run.Int("delay_ms"))*time.Millisecond
 	units := run.Units()
 	returned := make([]int64, tasks)
-	var done sync.WaitGroup
-	done.Add(int(tasks))
-	for i := range tasks {
-		go func() {
-			units.Start()
-			if delay > 0 {
-				time.Sleep(delay)
-			}
-			returned[i] = i
-			units.Finish()
-			done.Done()
-		}()
-	}
-	done.Wait()
+	lib.Goroutines(units, tasks, func(i int64) {
+		if delay > 0 {
+			time.Sleep(delay)
+		}
+		returned[i] = i
+	})
 	var sum int64
 	for _, value := range returned {
 		sum += value
