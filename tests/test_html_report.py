@@ -164,7 +164,7 @@ def test_a_sweep_gets_scaling_charts_of_time_and_memory_with_a_line_per_mechanis
         points = [len(classed(line, "g", "point")) for line in lines]
         assert points == [2, 3]  # honest is n/a at n=1000
         labels = [t.text for t in figure.iter("text")]
-        assert {"10", "100", "1000", "fake/honest", "fake/paced", "n"} <= set(labels)
+        assert {"10", "100", "1,000", "fake/honest", "fake/paced", "n"} <= set(labels)
         assert "Log scale on x" in text(figure.find("figcaption"))
     assert "time" in time.get("class") and "median real time over n" in text(time.find("figcaption"))
     assert "memory" in memory.get("class") and "median peak memory over n" in text(memory.find("figcaption"))

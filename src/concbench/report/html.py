@@ -263,7 +263,7 @@ def _sweep_chart(
     chart = charts.line_chart(
         sweep.values,
         lines,
-        lambda v: f"{v:g}",
+        _parameter_text,
         text,
         sweep.param,
         f"median {what}",
@@ -281,6 +281,11 @@ def _sweep_chart(
         + (f" Log scale on {' and '.join(scales)}." if scales else "")
     )
     return f'<figure class="scaling {kind}">{chart}<figcaption>{caption}</figcaption></figure>'
+
+
+def _parameter_text(value: float) -> str:
+    """A swept parameter's value on an axis: 1,000,000, not 1e+06."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
 
 
 def _point(table: Table, row: str, where: str, text: Callable[[float], str]) -> charts.Point | None:
