@@ -2,7 +2,7 @@
 //! (registry.rs) and the trial protocol (protocol.rs).
 //!
 //! A mechanism is a `fn(&mut Run) -> Result`. It reads its parameters
-//! (`count`, `int`), does the whole job of one run (starts its units, awaits
+//! (`count`, `int`, `float`, `choice`), does the whole job of one run (starts its units, awaits
 //! every one of them, closes what it opened), reports the result (`result`)
 //! and the workload's evidence (`evidence`), and returns `Ok(())`. The kit
 //! times the whole call, unless the mechanism hands it its work with
@@ -10,6 +10,16 @@
 //! (make the files the work writes into, compile a pattern, build a tokio
 //! runtime) and after (read the files' sizes, remove them, shut the runtime
 //! down) is untimed, the protocol's "untimed steps around a run".
+//!
+//! Rate workloads (docs/protocol.md, "Rate workloads"): the mechanism sets
+//! up, then hands the kit one batch of `batch` operations with `rate`, which
+//! starts the clocks and calls it until `seconds` have passed, reading the
+//! clock once a batch; the mechanism then, still timed, awaits what is
+//! outstanding and returns, or calls `stop_clocks` before its untimed
+//! clean-up. A batch that awaits runs in a `RateLoop` (`rate_loop`), which
+//! owns its clocks, so that it can run on a task of the mechanism's runtime,
+//! and goes back to the run with `rate_done`. The answer's `ops` is batches
+//! x `batch`; `gc` is ignored (Rust has no collector).
 //!
 //! Units and peak_live (docs/protocol.md, "Evidence"): every unit calls
 //! `Units::start` as the first act of its body and `Units::finish` as its

@@ -65,6 +65,8 @@ struct RunAnswer {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     evidence: BTreeMap<&'static str, i64>,
     result: BTreeMap<&'static str, i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ops: Option<i64>, // a rate run's: batches x batch
 }
 
 /// A request the kit cannot serve: a clean answer, not a failure.
@@ -169,7 +171,7 @@ fn serve(registry: Registry, flags: &mut Vec<String>) -> Result<Answer> {
                 ..Answer::default()
             })
         }
-        "fixed" => {}
+        "fixed" | "rate" => {}
         kind => return Err(Refusal(format!("unknown kind {kind:?}")).into()),
     }
     let Some(mechanism) = registry::find(registry, &request.workload, &request.mechanism) else {
@@ -197,7 +199,13 @@ fn measure(mechanism: Mechanism, request: &Request, warmup: bool, flags: &mut Ve
     let outcome = mechanism(&mut run);
     let stop = Moment::now();
     outcome?;
-    let (start, stop) = run.timed.unwrap_or((start, stop));
+    let rate = request.kind == "rate";
+    let (start, stop) = match (run.rate, run.timed) {
+        (None, _) if rate => return Err("a rate workload's mechanism must hand the kit its batches (Run::rate)".into()),
+        (Some(start), _) => (start, run.stop.unwrap_or(stop)),
+        (None, timed) => timed.unwrap_or((start, stop)),
+    };
+    let ops = rate.then(|| run.batches * run.int("batch"));
     let units = |count: &AtomicI64| count.load(Relaxed);
     let live = units(&run.units.live);
     if live != 0 {
@@ -218,6 +226,7 @@ fn measure(mechanism: Mechanism, request: &Request, warmup: bool, flags: &mut Ve
         peak_live: units(&run.units.peak),
         evidence: run.evidence,
         result: run.result,
+        ops,
     })
 }
 

@@ -6,7 +6,7 @@ use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
@@ -23,6 +23,9 @@ pub struct Run {
     pub(super) evidence: BTreeMap<&'static str, i64>,
     pub(super) timed: Option<(Moment, Moment)>, // set by timed
     pub(super) flags: Vec<String>,              // set by flag
+    pub(super) rate: Option<Moment>,            // set by rate: where its clocks started
+    pub(super) stop: Option<Moment>,            // set by stop_clocks
+    pub(super) batches: i64,                    // run by rate
 }
 
 /// Counts a run's units as they start and finish.
@@ -49,6 +52,16 @@ impl Units {
     pub fn finish(&self) {
         self.live.fetch_sub(1, Relaxed);
     }
+
+    /// Figures counted elsewhere, for units the run neither starts nor
+    /// finishes (a library pool's threads, made before the clocks and alive
+    /// after them): the units and the most alive at once. No other unit of
+    /// the run may count itself.
+    pub fn counted(&self, started: i64, peak: i64) {
+        assert_eq!(self.started.load(Relaxed), 0, "a run counts its units one way");
+        self.started.store(started, Relaxed);
+        self.peak.store(peak, Relaxed);
+    }
 }
 
 impl Run {
@@ -61,6 +74,9 @@ impl Run {
             evidence: BTreeMap::new(),
             timed: None,
             flags: Vec::new(),
+            rate: None,
+            stop: None,
+            batches: 0,
         }
     }
 
@@ -77,6 +93,22 @@ impl Run {
     pub fn count(&self, name: &str) -> usize {
         let value = self.int(name);
         usize::try_from(value).unwrap_or_else(|_| panic!("parameter {name:?} is negative: {value}"))
+    }
+
+    /// The number parameter `name` (a rate workload's `seconds`).
+    pub fn float(&self, name: &str) -> f64 {
+        match self.params.get(name).and_then(Value::as_f64) {
+            Some(value) => value,
+            None => panic!("parameter {name:?} is not a number: {:?}", self.params.get(name)),
+        }
+    }
+
+    /// The string parameter `name` (a choice such as `mode`).
+    pub fn choice(&self, name: &str) -> &str {
+        match self.params.get(name).and_then(Value::as_str) {
+            Some(value) => value,
+            None => panic!("parameter {name:?} is not a string: {:?}", self.params.get(name)),
+        }
     }
 
     /// The run's unit counter, for its units to share.
@@ -112,6 +144,99 @@ impl Run {
         let output = work();
         self.timed = Some((start, Moment::now()));
         output
+    }
+
+    /// Starts the clocks and runs `batch`, one batch of `batch` operations,
+    /// until the time box (`seconds`) has passed, at least once, reading the
+    /// clock once a batch. The clocks stop when the mechanism returns, or at
+    /// `stop_clocks`. The closure is generic, so that a plain call's batch
+    /// is inlined into the loop: none is timed as a hand-written loop.
+    pub fn rate(&mut self, mut batch: impl FnMut()) {
+        let deadline = self.start_rate();
+        loop {
+            batch();
+            self.batches += 1;
+            if Instant::now() >= deadline {
+                return;
+            }
+        }
+    }
+
+    /// `rate` for a batch that awaits (tokio's tasks): the loop, owning
+    /// what it needs, to run inside the mechanism's runtime (on a task of
+    /// its own, if it likes); `rate_done` hands it back.
+    pub fn rate_loop(&self) -> RateLoop {
+        assert!(self.rate.is_none(), "rate called twice in one run");
+        RateLoop {
+            seconds: Duration::from_secs_f64(self.float("seconds")),
+            start: None,
+            deadline: None,
+            stop: None,
+            batches: 0,
+        }
+    }
+
+    /// Takes back a RateLoop that has run: its clocks are the run's.
+    pub fn rate_done(&mut self, rate: RateLoop) {
+        self.rate = Some(rate.start.expect("rate_done before the loop ran"));
+        self.stop = rate.stop;
+        self.batches = rate.batches;
+    }
+
+    /// Ends a rate run's timed region before the mechanism returns: what it
+    /// does after (shut a runtime down, restore a CPU affinity) is untimed.
+    pub fn stop_clocks(&mut self) {
+        self.stop.get_or_insert_with(Moment::now);
+    }
+
+    fn start_rate(&mut self) -> Instant {
+        assert!(self.rate.is_none(), "rate called twice in one run");
+        let seconds = Duration::from_secs_f64(self.float("seconds"));
+        let start = Moment::now();
+        self.rate = Some(start);
+        start.wall + seconds
+    }
+}
+
+/// A rate loop whose batches await (Run::rate_loop): its clocks, and its
+/// count of batches. It takes no closure, as Run::rate does: the mechanism
+/// writes the loop itself (an async closure's future cannot yet be proven
+/// Send for tokio::spawn), as
+///
+///     rate.start();
+///     loop {
+///         /* one batch */
+///         if !rate.next_batch() {
+///             break;
+///         }
+///     }
+pub struct RateLoop {
+    seconds: Duration,
+    start: Option<Moment>,
+    deadline: Option<Instant>,
+    stop: Option<Moment>,
+    batches: i64,
+}
+
+impl RateLoop {
+    /// Starts the clocks.
+    pub fn start(&mut self) {
+        assert!(self.start.is_none(), "rate called twice in one run");
+        let start = Moment::now();
+        self.start = Some(start);
+        self.deadline = Some(start.wall + self.seconds);
+    }
+
+    /// Counts the batch just run: whether another is due (the time box has
+    /// not yet passed), reading the clock once.
+    pub fn next_batch(&mut self) -> bool {
+        self.batches += 1;
+        Instant::now() < self.deadline.expect("next_batch before start")
+    }
+
+    /// Stops the clocks, once what is outstanding has been awaited.
+    pub fn stop_clocks(&mut self) {
+        self.stop.get_or_insert_with(Moment::now);
     }
 }
 

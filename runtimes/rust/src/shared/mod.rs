@@ -1,6 +1,10 @@
 //! The code several workloads share, so that every file in workloads/ is a
 //! workload.
+pub mod invocation;
+pub mod lcg;
 pub mod lock;
+pub mod readiness;
 pub mod stream;
 pub mod tasks;
 pub mod threads;
+pub mod workermodes;

@@ -1,10 +1,11 @@
 //! Units as tokio tasks, on either of tokio's runtimes: the tokio and
 //! tokio_ct mechanisms share their code, only the runtime differs.
 use std::future::Future;
+use std::panic;
 use std::sync::Arc;
 
 use tokio::runtime::{Builder, Runtime};
-use tokio::task::JoinHandle;
+use tokio::task::{JoinError, JoinHandle};
 
 use crate::kit::{Result, Run, Units};
 
@@ -22,36 +23,58 @@ pub enum Flavor {
 /// runtime is built before the clocks and shut down after them (its drop
 /// waits for its threads). The answer's flags say which runtime it was.
 pub fn block_on<F: Future>(run: &mut Run, flavor: Flavor, work: F) -> Result<F::Output> {
-    let runtime = build(flavor)?;
-    run.flag(match flavor {
-        Flavor::MultiThread => format!("tokio multi_thread workers={}", runtime.metrics().num_workers()),
-        Flavor::CurrentThread => "tokio current_thread".into(),
-    });
+    let runtime = runtime(run, flavor)?;
     let output = run.timed(|| runtime.block_on(work));
     drop(runtime);
     Ok(output)
 }
 
-fn build(flavor: Flavor) -> std::io::Result<Runtime> {
+/// A new runtime of the flavor, for a rate run that blocks on it itself
+/// (Run::rate_loop) and drops it after the clocks. The answer's flags say
+/// which runtime it was.
+pub fn runtime(run: &mut Run, flavor: Flavor) -> std::io::Result<Runtime> {
     let mut builder = match flavor {
         Flavor::MultiThread => Builder::new_multi_thread(),
         Flavor::CurrentThread => Builder::new_current_thread(),
     };
-    builder.enable_all().build()
+    let runtime = builder.enable_all().build()?;
+    run.flag(match flavor {
+        Flavor::MultiThread => format!("tokio multi_thread workers={}", runtime.metrics().num_workers()),
+        Flavor::CurrentThread => "tokio current_thread".into(),
+    });
+    Ok(runtime)
 }
 
-/// Spawns a task whose body is one unit. The body is a future, which does
-/// nothing until the task first polls it: start is still its first act.
+/// Spawns a task whose body is one unit (unit).
 pub fn spawn<F>(units: &Arc<Units>, body: F) -> JoinHandle<F::Output>
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
+    tokio::spawn(unit(units, body))
+}
+
+/// A unit's body, counted: to spawn as a task (spawn, or a JoinSet's
+/// spawn). The body is a future, which does nothing until the task first
+/// polls it: start is still its first act.
+pub fn unit<F: Future>(units: &Arc<Units>, body: F) -> impl Future<Output = F::Output> {
     let units = Arc::clone(units);
-    tokio::spawn(async move {
+    async move {
         units.start();
         let output = body.await;
         units.finish();
         output
-    })
+    }
+}
+
+/// What a unit returned; its panic goes on in the caller (a task is
+/// cancelled only by a runtime's shutdown, which no mechanism starts while
+/// it awaits).
+pub async fn join<T>(unit: JoinHandle<T>) -> T {
+    output(unit.await)
+}
+
+/// What a joined task returned (a JoinSet's join_next), or its panic.
+pub fn output<T>(joined: std::result::Result<T, JoinError>) -> T {
+    joined.unwrap_or_else(|err| panic::resume_unwind(err.into_panic()))
 }

@@ -1,0 +1,152 @@
+// Mailbox (workloads/mailbox.toml): a sender unit sends the payloads
+// 1..`messages` in order to a receiver unit's mailbox, which holds at most
+// `capacity` messages (0: no bound); the receiver takes exactly `messages`,
+// counting and summing them and adding k x payload of its k-th message to a
+// checksum modulo 1,000,000,007, and hands its totals back to the caller.
+//
+// blocked: sends that found the mailbox full (a try_send first) and takes
+// that found it empty (a try_recv first), each then made as the send or
+// receive that waits; each unit counts its own, summed after both are
+// awaited.
+use std::thread;
+
+use tokio::sync::mpsc;
+
+use crate::kit::{Mechanism, Result, Run};
+use crate::shared::tasks::{self, Flavor};
+use crate::shared::threads;
+
+pub const MECHANISMS: &[(&str, Mechanism)] = &[
+    ("thread", mailbox_threads),
+    ("tokio", |run| mailbox_tasks(run, Flavor::MultiThread)),
+    ("tokio_ct", |run| mailbox_tasks(run, Flavor::CurrentThread)),
+];
+
+const MODULUS: i64 = 1_000_000_007;
+
+/// What the receiver took, and the takes that waited.
+#[derive(Default)]
+struct Totals {
+    count: i64,
+    sum: i64,
+    ordered: i64,
+    blocked: i64,
+}
+
+impl Totals {
+    fn take(&mut self, payload: i64) {
+        self.count += 1;
+        let k = self.count; // the k-th message
+        self.sum += payload;
+        self.ordered = (self.ordered + k % MODULUS * (payload % MODULUS)) % MODULUS;
+    }
+
+    fn report(self, run: &mut Run, sent_blocked: i64) {
+        run.result("count", self.count);
+        run.result("sum", self.sum);
+        run.result("ordered", self.ordered);
+        run.evidence("blocked", self.blocked + sent_blocked);
+    }
+}
+
+/// Two threads and a crossbeam channel: bounded to `capacity`, or unbounded
+/// for 0; a sender or receiver that waits parks its thread.
+fn mailbox_threads(run: &mut Run) -> Result {
+    let (messages, capacity) = (run.int("messages"), run.count("capacity"));
+    let units = run.units();
+    let (sender, receiver) = match capacity {
+        0 => crossbeam_channel::unbounded(),
+        capacity => crossbeam_channel::bounded(capacity),
+    };
+    let (sent, totals) = thread::scope(|scope| -> Result<_> {
+        // On an early return the scope joins the one started: the other
+        // end is dropped, so its send or receive fails.
+        let sending = threads::spawn(scope, &units, move || send_all(&sender, messages))?;
+        let taking = threads::spawn(scope, &units, move || take_all(&receiver, messages))?;
+        Ok((threads::join(sending)?, threads::join(taking)?))
+    })?;
+    totals.report(run, sent);
+    Ok(())
+}
+
+/// Sends 1..=messages: the sends that found the mailbox full.
+fn send_all(sender: &crossbeam_channel::Sender<i64>, messages: i64) -> Result<i64> {
+    let mut blocked = 0;
+    for payload in 1..=messages {
+        match sender.try_send(payload) {
+            Ok(()) => {}
+            Err(crossbeam_channel::TrySendError::Full(payload)) => {
+                blocked += 1;
+                sender.send(payload)?;
+            }
+            Err(crossbeam_channel::TrySendError::Disconnected(_)) => return Err("the receiver is gone".into()),
+        }
+    }
+    Ok(blocked)
+}
+
+fn take_all(receiver: &crossbeam_channel::Receiver<i64>, messages: i64) -> Result<Totals> {
+    let mut totals = Totals::default();
+    for _ in 0..messages {
+        let payload = match receiver.try_recv() {
+            Ok(payload) => payload,
+            Err(crossbeam_channel::TryRecvError::Empty) => {
+                totals.blocked += 1;
+                receiver.recv()?
+            }
+            Err(crossbeam_channel::TryRecvError::Disconnected) => return Err("the sender is gone".into()),
+        };
+        totals.take(payload);
+    }
+    Ok(totals)
+}
+
+/// Two tasks and a tokio mpsc channel, the actor's mailbox in tokio; its
+/// channels always have a bound, so for capacity 0 it gets room for every
+/// message, and no send waits (as Go's row does). A sender or receiver that
+/// waits yields its task.
+fn mailbox_tasks(run: &mut Run, flavor: Flavor) -> Result {
+    let (messages, capacity) = (run.int("messages"), run.count("capacity"));
+    let room = if capacity == 0 { messages as usize } else { capacity };
+    let units = run.units();
+    let work = async move {
+        let (sender, mut receiver) = mpsc::channel(room.max(1));
+        let sending = tasks::spawn(&units, async move { send_all_async(&sender, messages).await });
+        let taking = tasks::spawn(&units, async move { take_all_async(&mut receiver, messages).await });
+        Ok::<_, crate::kit::Error>((tasks::join(sending).await?, tasks::join(taking).await?))
+    };
+    let (sent, totals) = tasks::block_on(run, flavor, work)??;
+    totals.report(run, sent);
+    Ok(())
+}
+
+async fn send_all_async(sender: &mpsc::Sender<i64>, messages: i64) -> Result<i64> {
+    let mut blocked = 0;
+    for payload in 1..=messages {
+        match sender.try_send(payload) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(payload)) => {
+                blocked += 1;
+                sender.send(payload).await?;
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => return Err("the receiver is gone".into()),
+        }
+    }
+    Ok(blocked)
+}
+
+async fn take_all_async(receiver: &mut mpsc::Receiver<i64>, messages: i64) -> Result<Totals> {
+    let mut totals = Totals::default();
+    for _ in 0..messages {
+        let payload = match receiver.try_recv() {
+            Ok(payload) => payload,
+            Err(mpsc::error::TryRecvError::Empty) => {
+                totals.blocked += 1;
+                receiver.recv().await.ok_or("the sender is gone")?
+            }
+            Err(mpsc::error::TryRecvError::Disconnected) => return Err("the sender is gone".into()),
+        };
+        totals.take(payload);
+    }
+    Ok(totals)
+}

@@ -1,0 +1,100 @@
+// Pool (workloads/pool.toml): a pool of `pool_size` workers serves `jobs`
+// jobs; job j looks up key j mod `keys` in a table made before the timing
+// (key k holds 2k + 1) and returns its value. All jobs are submitted, then
+// all are awaited, and the values summed.
+//
+// The pools below are a fixed set of units taking jobs from one
+// multi-consumer channel with room for every job, so that submitting never
+// waits for a worker; dropping the submitting end once all are in ends the
+// workers, and awaiting them awaits the jobs. Each worker sums the values
+// of the jobs it served, and the caller sums the workers' sums.
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::thread;
+
+use crate::kit::{Mechanism, Result, Run};
+use crate::shared::tasks::{self, Flavor};
+use crate::shared::threads;
+
+pub const MECHANISMS: &[(&str, Mechanism)] = &[
+    ("none", pool_none),
+    ("thread", pool_threads),
+    ("tokio", |run| pool_tasks(run, Flavor::MultiThread)),
+    ("tokio_ct", |run| pool_tasks(run, Flavor::CurrentThread)),
+];
+
+/// The table the jobs look up, made before the timing.
+fn table(keys: usize) -> HashMap<usize, i64> {
+    (0..keys).map(|k| (k, 2 * k as i64 + 1)).collect()
+}
+
+/// The jobs called in place, one after another.
+fn pool_none(run: &mut Run) -> Result {
+    let (jobs, keys) = (run.count("jobs"), run.count("keys"));
+    let table = table(keys);
+    let sum = run.timed(|| (0..jobs).map(|job| table[&(job % keys)]).sum());
+    run.result("sum", sum);
+    Ok(())
+}
+
+/// `pool_size` threads receiving jobs from a crossbeam channel.
+fn pool_threads(run: &mut Run) -> Result {
+    let (pool_size, jobs, keys) = (run.count("pool_size"), run.count("jobs"), run.count("keys"));
+    let table = table(keys);
+    let units = run.units();
+    let sum = run.timed(|| {
+        thread::scope(|scope| -> Result<i64> {
+            let (submit, take) = crossbeam_channel::unbounded::<usize>();
+            let workers = (0..pool_size)
+                .map(|_| {
+                    let (take, table) = (take.clone(), &table);
+                    threads::spawn(scope, &units, move || {
+                        take.iter().map(|job| table[&(job % keys)]).sum::<i64>()
+                    })
+                })
+                .collect::<std::io::Result<Vec<_>>>()?;
+            for job in 0..jobs {
+                submit.send(job)?;
+            }
+            drop(submit);
+            Ok(workers.into_iter().map(threads::join).sum())
+        })
+    })?;
+    run.result("sum", sum);
+    Ok(())
+}
+
+/// `pool_size` tasks receiving jobs from an async-channel (tokio's own mpsc
+/// has one consumer).
+fn pool_tasks(run: &mut Run, flavor: Flavor) -> Result {
+    let (pool_size, jobs, keys) = (run.count("pool_size"), run.count("jobs"), run.count("keys"));
+    let table = Arc::new(table(keys));
+    let units = run.units();
+    let work = async move {
+        let (submit, take) = async_channel::unbounded::<usize>();
+        let workers: Vec<_> = (0..pool_size)
+            .map(|_| {
+                let (take, table) = (take.clone(), Arc::clone(&table));
+                tasks::spawn(&units, async move {
+                    let mut sum = 0;
+                    while let Ok(job) = take.recv().await {
+                        sum += table[&(job % keys)];
+                    }
+                    sum
+                })
+            })
+            .collect();
+        for job in 0..jobs {
+            submit.send(job).await?;
+        }
+        drop(submit);
+        let mut sum = 0;
+        for worker in workers {
+            sum += tasks::join(worker).await;
+        }
+        Ok::<_, crate::kit::Error>(sum)
+    };
+    let sum = tasks::block_on(run, flavor, work)??;
+    run.result("sum", sum);
+    Ok(())
+}
