@@ -16,6 +16,10 @@
 // (started, live, and the peak by compare-and-swap), touched only as a unit
 // starts and ends, never inside its work; a goroutine's start and exit cost
 // more than that. A mechanism that starts no unit (none) calls neither.
+// What it costs where it weighs most, a goroutine started and awaited per
+// operation (kit/units_test.go, BenchmarkCounting, -count 6, 2 cores): a
+// median of 365 ns an operation without the counting, 385 ns with it, +20 ns
+// (+5.6%); the two sides ran one after the other, not alternated.
 //
 // Rate workloads (docs/protocol.md, "Rate workloads"): the mechanism sets
 // up, then hands the kit one batch of `batch` operations with Rate, which
