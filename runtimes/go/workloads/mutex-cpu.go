@@ -57,10 +57,7 @@ func mutexCPUGoroutine(run *kit.Run) error {
 func matchLocked(group *counterGroup, pattern *regexp.Regexp, subject string, iterations int64) (int64, error) {
 	var contended int64
 	for range iterations {
-		if !group.lock.TryLock() {
-			contended++
-			group.lock.Lock()
-		}
+		contended += lib.Lock(&group.lock)
 		seen := group.counter
 		capture := pattern.FindStringSubmatchIndex(subject)
 		if capture == nil {

@@ -72,10 +72,7 @@ func mutexIOGoroutine(run *kit.Run) (err error) {
 func writeLocked(group *fileGroup, block []byte, iterations int64) (int64, error) {
 	var contended int64
 	for range iterations {
-		if !group.lock.TryLock() {
-			contended++
-			group.lock.Lock()
-		}
+		contended += lib.Lock(&group.lock)
 		at := group.end
 		_, err := group.file.WriteAt(block, at) // loops on short writes
 		group.end = at + int64(len(block))
