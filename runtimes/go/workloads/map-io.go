@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"concbench/go/kit"
 	"concbench/go/lib"
@@ -22,11 +23,11 @@ func mapIO(run *kit.Run, mechanism string) error {
 	}
 	defer os.Remove(path)
 	inputs := lib.Draws(run.Int("cases"), 0, 10)
-	var failed error
+	var failed atomic.Pointer[error] // the first failure of any unit: every case reads the same file
 	evaluate := func(n int64) int64 {
 		content, err := os.ReadFile(path)
 		if err != nil {
-			failed = err // any one of them: every case reads the same file
+			failed.CompareAndSwap(nil, &err)
 			return 0
 		}
 		return int64(len(append(content, bytes.Repeat([]byte{'x'}, int(n))...)))
@@ -36,8 +37,8 @@ func mapIO(run *kit.Run, mechanism string) error {
 		length += lib.Total(apply(inputs))
 	})
 	run.Result("length", length)
-	if err == nil {
-		err = failed
+	if first := failed.Load(); err == nil && first != nil {
+		err = *first
 	}
 	return err
 }
