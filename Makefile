@@ -16,7 +16,10 @@ BUDGET ?= 12m
 bench: setup
 	@$(CONCBENCH) run --budget $(BUDGET); status=$$?; $(CONCBENCH) report || exit $$?; exit $$status
 
+# The kits' own unit tests first (the Rust kit's: every workload file is in
+# its registry), then the harness's tests, which run every cell's smoke profile.
 test: lint
+	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo test --release --quiet --locked --target-dir build; fi
 	@$(VENV)/bin/pytest -q
 
 # Each language's standard checker: ruff for the harness, hlint for the

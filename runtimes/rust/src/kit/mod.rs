@@ -33,6 +33,8 @@
 //! try_send that found the channel full) in a variable of its own and
 //! returns the count; the mechanism sums them after it has awaited its
 //! units and reports the sum.
+#[cfg(test)]
+mod counting_cost;
 mod protocol;
 mod registry;
 mod run;
