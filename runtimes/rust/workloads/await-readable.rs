@@ -13,4 +13,5 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio_ct", |run| {
         readiness::tasks(run, Flavor::CurrentThread, Ready::Readable)
     }),
+    ("smol", |run| readiness::smol(run, Ready::Readable)),
 ];

@@ -13,4 +13,5 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio_ct", |run| {
         readiness::tasks(run, Flavor::CurrentThread, Ready::Writable)
     }),
+    ("smol", |run| readiness::smol(run, Ready::Writable)),
 ];

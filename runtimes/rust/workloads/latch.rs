@@ -13,6 +13,7 @@ use std::thread;
 use tokio::sync::{mpsc, Notify};
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
 
@@ -20,6 +21,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", latch_threads),
     ("tokio", |run| latch_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| latch_tasks(run, Flavor::CurrentThread)),
+    ("smol", latch_smol),
 ];
 
 const MODULUS: i64 = 1_000_000_007;
@@ -166,6 +168,77 @@ fn latch_tasks(run: &mut Run, flavor: Flavor) -> Result {
         Ok::<_, crate::kit::Error>((woke, tallies))
     };
     let (woke, tallies) = tasks::block_on(run, flavor, work)??;
+    report(run, woke, tallies);
+    Ok(())
+}
+
+/// smol has no latch either, and event-listener's Event (the notifier under
+/// smol's crates) keeps no permit for a listener not yet made: the count is
+/// an atomic, and the last count-down sends on a channel with room for one,
+/// which the caller awaits (the message waits there if the caller is not
+/// yet waiting).
+struct SmolLatch {
+    remaining: AtomicUsize,
+    notify: smol::channel::Sender<()>,
+    notified: smol::channel::Receiver<()>,
+}
+
+impl SmolLatch {
+    fn new(count: usize) -> SmolLatch {
+        let (notify, notified) = smol::channel::bounded(1);
+        SmolLatch {
+            remaining: AtomicUsize::new(count),
+            notify,
+            notified,
+        }
+    }
+
+    fn count_down(&self) {
+        if self.remaining.fetch_sub(1, AcqRel) == 1 {
+            self.notify.try_send(()).expect("the latch reaches zero once");
+        }
+    }
+
+    async fn wait(&self) {
+        self.notified.recv().await.expect("the latch holds both ends");
+    }
+}
+
+/// A smol task per unit, asked over a smol::channel.
+fn latch_smol(run: &mut Run) -> Result {
+    let (count, rounds) = (run.count("count"), run.int("rounds"));
+    let work = move |tasks: smol_tasks::Tasks| async move {
+        let (asks, started): (Vec<_>, Vec<_>) = (0..count)
+            .map(|k| {
+                let (ask, asked) = smol::channel::bounded::<Arc<SmolLatch>>(1);
+                let unit = tasks.spawn(async move {
+                    let mut tally = Tally::default();
+                    while let Ok(latch) = asked.recv().await {
+                        tally.count_down(k);
+                        latch.count_down();
+                    }
+                    tally
+                });
+                (ask, unit)
+            })
+            .unzip();
+        let mut woke = 0;
+        for _ in 0..rounds {
+            let latch = Arc::new(SmolLatch::new(count));
+            for ask in &asks {
+                ask.send(Arc::clone(&latch)).await?;
+            }
+            latch.wait().await;
+            woke += 1;
+        }
+        drop(asks);
+        let mut tallies = Vec::with_capacity(count);
+        for unit in started {
+            tallies.push(unit.await);
+        }
+        Ok::<_, crate::kit::Error>((woke, tallies))
+    };
+    let (woke, tallies) = smol_tasks::block_on(run, work)??;
     report(run, woke, tallies);
     Ok(())
 }

@@ -13,6 +13,7 @@ use std::thread;
 use tokio::sync::mpsc;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
 
@@ -20,6 +21,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", mailbox_threads),
     ("tokio", |run| mailbox_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| mailbox_tasks(run, Flavor::CurrentThread)),
+    ("smol", mailbox_smol),
 ];
 
 const MODULUS: i64 = 1_000_000_007;
@@ -145,6 +147,55 @@ async fn take_all_async(receiver: &mut mpsc::Receiver<i64>, messages: i64) -> Re
                 receiver.recv().await.ok_or("the sender is gone")?
             }
             Err(mpsc::error::TryRecvError::Disconnected) => return Err("the sender is gone".into()),
+        };
+        totals.take(payload);
+    }
+    Ok(totals)
+}
+
+/// Two smol tasks and a smol::channel: bounded to `capacity`, or unbounded
+/// for 0. A sender or receiver that waits yields its task.
+fn mailbox_smol(run: &mut Run) -> Result {
+    let (messages, capacity) = (run.int("messages"), run.count("capacity"));
+    let work = move |tasks: smol_tasks::Tasks| async move {
+        let (sender, receiver) = match capacity {
+            0 => smol::channel::unbounded(),
+            capacity => smol::channel::bounded(capacity),
+        };
+        let sending = tasks.spawn(async move { send_all_smol(&sender, messages).await });
+        let taking = tasks.spawn(async move { take_all_smol(&receiver, messages).await });
+        Ok::<_, crate::kit::Error>((sending.await?, taking.await?))
+    };
+    let (sent, totals) = smol_tasks::block_on(run, work)??;
+    totals.report(run, sent);
+    Ok(())
+}
+
+async fn send_all_smol(sender: &smol::channel::Sender<i64>, messages: i64) -> Result<i64> {
+    let mut blocked = 0;
+    for payload in 1..=messages {
+        match sender.try_send(payload) {
+            Ok(()) => {}
+            Err(smol::channel::TrySendError::Full(payload)) => {
+                blocked += 1;
+                sender.send(payload).await?;
+            }
+            Err(smol::channel::TrySendError::Closed(_)) => return Err("the receiver is gone".into()),
+        }
+    }
+    Ok(blocked)
+}
+
+async fn take_all_smol(receiver: &smol::channel::Receiver<i64>, messages: i64) -> Result<Totals> {
+    let mut totals = Totals::default();
+    for _ in 0..messages {
+        let payload = match receiver.try_recv() {
+            Ok(payload) => payload,
+            Err(smol::channel::TryRecvError::Empty) => {
+                totals.blocked += 1;
+                receiver.recv().await?
+            }
+            Err(smol::channel::TryRecvError::Closed) => return Err("the sender is gone".into()),
         };
         totals.take(payload);
     }

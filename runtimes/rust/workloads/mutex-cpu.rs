@@ -17,6 +17,7 @@ use regex::Regex;
 
 use crate::kit::{Mechanism, Result, Run};
 use crate::shared::lock::lock;
+use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
 
@@ -24,6 +25,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", mutex_cpu_threads),
     ("tokio", |run| mutex_cpu_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| mutex_cpu_tasks(run, Flavor::CurrentThread)),
+    ("smol", mutex_cpu_smol),
 ];
 
 const PATTERN: &str = "foo(.+)$";
@@ -109,4 +111,32 @@ fn report<'a>(run: &mut Run, counters: impl Iterator<Item = &'a Mutex<i64>>, con
     run.result("sum", sum);
     run.evidence("contended", contended);
     Ok(())
+}
+
+/// One smol task per worker. As on tokio's multi-thread runtime, a task's
+/// critical section has no await, so a task waits for the lock by blocking
+/// its runner thread, for as long as another runner's task takes to match.
+fn mutex_cpu_smol(run: &mut Run) -> Result {
+    let (groups, workers, iterations) = (run.count("groups"), run.count("workers"), run.count("iterations"));
+    let (pattern, subject) = (Arc::new(Regex::new(PATTERN)?), Arc::<str>::from(subject()));
+    let counters: Arc<[Mutex<i64>]> = (0..groups).map(|_| Mutex::new(0)).collect();
+    let work = |tasks: smol_tasks::Tasks| {
+        let counters = Arc::clone(&counters);
+        async move {
+            let started: Vec<_> = (0..groups * workers)
+                .map(|w| {
+                    let (counters, pattern, subject) =
+                        (Arc::clone(&counters), Arc::clone(&pattern), Arc::clone(&subject));
+                    tasks.spawn(async move { match_locked(&counters[w / workers], &pattern, &subject, iterations) })
+                })
+                .collect();
+            let mut contended = 0;
+            for task in started {
+                contended += task.await?;
+            }
+            Ok::<_, crate::kit::Error>(contended)
+        }
+    };
+    let contended = smol_tasks::block_on(run, work)??;
+    report(run, counters.iter(), contended)
 }

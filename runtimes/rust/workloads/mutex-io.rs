@@ -16,7 +16,9 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::lock::lock_smol;
 use crate::shared::lock::{lock, lock_async};
+use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
 
@@ -24,6 +26,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", mutex_io_threads),
     ("tokio", |run| mutex_io_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| mutex_io_tasks(run, Flavor::CurrentThread)),
+    ("smol", mutex_io_smol),
 ];
 
 /// One thread per worker, std's Mutex guarding the group's end; a thread's
@@ -163,4 +166,53 @@ impl Files {
         }
         Ok(())
     }
+}
+
+/// One smol task per worker, smol's (async-lock's) Mutex guarding the
+/// group's end: it is held across the write's await, and a task that finds
+/// it held waits without holding up its runner. A regular file is not
+/// pollable, and async-fs has no positioned write: the pwrite runs on the
+/// blocking crate's thread pool (smol::unblock; async-fs's files do their
+/// I/O on that pool too) while the task awaits it.
+fn mutex_io_smol(run: &mut Run) -> Result {
+    let (groups, workers, iterations) = (run.count("groups"), run.count("workers"), run.count("iterations"));
+    let block: Arc<[u8]> = vec![b'x'; run.count("size")].into();
+    let files = Files::create(run.scratch(), groups)?;
+    let ends: Arc<[smol::lock::Mutex<u64>]> = (0..groups).map(|_| smol::lock::Mutex::new(0)).collect();
+    let work = |tasks: smol_tasks::Tasks| {
+        let open = files.open.clone();
+        async move {
+            let started: Vec<_> = (0..groups * workers)
+                .map(|w| {
+                    let (ends, file, block) = (Arc::clone(&ends), Arc::clone(&open[w / workers]), Arc::clone(&block));
+                    tasks.spawn(async move { write_locked_smol(&ends[w / workers], file, block, iterations).await })
+                })
+                .collect();
+            let mut contended = 0;
+            for task in started {
+                contended += task.await?;
+            }
+            Ok::<_, crate::kit::Error>(contended)
+        }
+    };
+    let contended = smol_tasks::block_on(run, work).and_then(|done| done);
+    files.report(run, contended)
+}
+
+/// One worker: its acquisitions that found the lock held.
+async fn write_locked_smol(
+    end: &smol::lock::Mutex<u64>,
+    file: Arc<File>,
+    block: Arc<[u8]>,
+    iterations: usize,
+) -> io::Result<i64> {
+    let mut contended = 0;
+    for _ in 0..iterations {
+        let mut end = lock_smol(end, &mut contended).await;
+        let (file, block, at) = (Arc::clone(&file), Arc::clone(&block), *end);
+        let size = block.len() as u64;
+        smol::unblock(move || file.write_all_at(&block, at)).await?;
+        *end = at + size;
+    }
+    Ok(contended)
 }

@@ -1,8 +1,10 @@
 // I/O - Pipe (workloads/pipe.toml): per group one pipe, a writer unit and a
 // reader unit; the writer writes `messages` blocks of `size` bytes and
 // closes its end, the reader reads until EOF and counts the bytes.
+use std::io::PipeReader;
 use std::io::{self, PipeWriter};
 
+use smol::Async;
 use tokio::net::unix::pipe;
 
 use crate::kit::Mechanism;
@@ -14,6 +16,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", |run| stream::threads(run, io::pipe)),
     ("tokio", |run| stream::tasks(run, Flavor::MultiThread, tokio_pipe)),
     ("tokio_ct", |run| stream::tasks(run, Flavor::CurrentThread, tokio_pipe)),
+    ("smol", |run| stream::smol(run, smol_pipe)),
 ];
 
 // A pipe's stream ends when its writing end is closed, which the writer
@@ -25,4 +28,11 @@ impl WriteEnd for PipeWriter {}
 fn tokio_pipe() -> io::Result<(pipe::Receiver, pipe::Sender)> {
     let (writer, reader) = pipe::pipe()?;
     Ok((reader, writer))
+}
+
+/// A pipe whose ends are non-blocking and registered with async-io's
+/// reactor (smol::Async): reading end first.
+fn smol_pipe() -> io::Result<(Async<PipeReader>, Async<PipeWriter>)> {
+    let (reader, writer) = io::pipe()?;
+    Ok((Async::new(reader)?, Async::new(writer)?))
 }

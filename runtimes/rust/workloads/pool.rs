@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::thread;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
 
@@ -21,6 +22,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", pool_threads),
     ("tokio", |run| pool_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| pool_tasks(run, Flavor::CurrentThread)),
+    ("smol", pool_smol),
 ];
 
 /// The table the jobs look up, made before the timing.
@@ -95,6 +97,39 @@ fn pool_tasks(run: &mut Run, flavor: Flavor) -> Result {
         Ok::<_, crate::kit::Error>(sum)
     };
     let sum = tasks::block_on(run, flavor, work)??;
+    run.result("sum", sum);
+    Ok(())
+}
+
+/// `pool_size` smol tasks receiving jobs from a smol::channel.
+fn pool_smol(run: &mut Run) -> Result {
+    let (pool_size, jobs, keys) = (run.count("pool_size"), run.count("jobs"), run.count("keys"));
+    let table = Arc::new(table(keys));
+    let work = move |tasks: smol_tasks::Tasks| async move {
+        let (submit, take) = smol::channel::unbounded::<usize>();
+        let workers: Vec<_> = (0..pool_size)
+            .map(|_| {
+                let (take, table) = (take.clone(), Arc::clone(&table));
+                tasks.spawn(async move {
+                    let mut sum = 0;
+                    while let Ok(job) = take.recv().await {
+                        sum += table[&(job % keys)];
+                    }
+                    sum
+                })
+            })
+            .collect();
+        for job in 0..jobs {
+            submit.send(job).await?;
+        }
+        drop(submit);
+        let mut sum = 0;
+        for worker in workers {
+            sum += worker.await;
+        }
+        Ok::<_, crate::kit::Error>(sum)
+    };
+    let sum = smol_tasks::block_on(run, work)??;
     run.result("sum", sum);
     Ok(())
 }

@@ -14,6 +14,7 @@ use crossbeam_channel::{Receiver, Sender};
 use tokio::sync::mpsc;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
 
@@ -21,6 +22,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", ring_threads),
     ("tokio", |run| ring_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| ring_tasks(run, Flavor::CurrentThread)),
+    ("smol", ring_smol),
 ];
 
 /// Each node's ends, in ring order: its inbox's receiver and the next
@@ -111,6 +113,53 @@ async fn lead_async(inbox: &mut mpsc::Receiver<i64>, next: &mpsc::Sender<i64>, l
 
 async fn pass_async(inbox: &mut mpsc::Receiver<i64>, next: &mpsc::Sender<i64>) -> Result {
     while let Some(count) = inbox.recv().await {
+        next.send(count + 1).await?;
+    }
+    Ok(())
+}
+
+/// A smol task per node, each with a smol::channel of its own for its
+/// inbox. async-channel has no rendezvous either (a bound of 0 panics): the
+/// least bound is 1, which is all the ring's one token needs, as in the
+/// tokio row.
+fn ring_smol(run: &mut Run) -> Result {
+    let (nodes, laps) = (run.count("nodes"), run.count("laps"));
+    let work = move |tasks: smol_tasks::Tasks| async move {
+        let mut ends = ends(nodes, || smol::channel::bounded(1));
+        let (inbox, next) = ends.next().ok_or("a ring needs a node")?;
+        let first = tasks.spawn(async move { lead_smol(&inbox, &next, laps).await });
+        let rest: Vec<_> = ends
+            .map(|(inbox, next)| tasks.spawn(async move { pass_smol(&inbox, &next).await }))
+            .collect();
+        let hops = first.await?;
+        for node in rest {
+            node.await?;
+        }
+        Ok::<_, crate::kit::Error>(hops)
+    };
+    let hops = smol_tasks::block_on(run, work)??;
+    run.result("hops", hops);
+    Ok(())
+}
+
+async fn lead_smol(
+    inbox: &smol::channel::Receiver<i64>,
+    next: &smol::channel::Sender<i64>,
+    laps: usize,
+) -> Result<i64> {
+    next.send(1).await?;
+    for lap in 1.. {
+        let count = inbox.recv().await?;
+        if lap == laps {
+            return Ok(count);
+        }
+        next.send(count + 1).await?;
+    }
+    unreachable!("the laps end the loop")
+}
+
+async fn pass_smol(inbox: &smol::channel::Receiver<i64>, next: &smol::channel::Sender<i64>) -> Result {
+    while let Ok(count) = inbox.recv().await {
         next.send(count + 1).await?;
     }
     Ok(())

@@ -20,6 +20,9 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio_ct", |run| {
         stream::tasks(run, Flavor::CurrentThread, tokio::net::UnixStream::pair)
     }),
+    // smol::net's ends are smol::Async ones (registered with async-io's
+    // reactor), and their AsyncWrite::close is the shutdown for writing.
+    ("smol", |run| stream::smol(run, smol::net::unix::UnixStream::pair)),
 ];
 
 // A socket's stream ends with a shutdown for writing.

@@ -4,7 +4,10 @@
 use std::thread;
 use std::time::Duration;
 
+use smol::Timer;
+
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
 
@@ -12,6 +15,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", spawn_threads),
     ("tokio", |run| spawn_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| spawn_tasks(run, Flavor::CurrentThread)),
+    ("smol", spawn_smol),
 ];
 
 /// One thread per task, each sleeping in thread::sleep (nanosleep); every
@@ -59,6 +63,32 @@ fn spawn_tasks(run: &mut Run, flavor: Flavor) -> Result {
         Ok::<_, tokio::task::JoinError>(sum)
     };
     let sum = tasks::block_on(run, flavor, work)??;
+    run.result("sum", sum);
+    Ok(())
+}
+
+/// One smol task per task, each sleeping on a smol::Timer: a timer that
+/// async-io's reactor fires, not a thread asleep.
+fn spawn_smol(run: &mut Run) -> Result {
+    let (count, delay) = (run.count("tasks"), Duration::from_millis(run.count("delay_ms") as u64));
+    let work = move |tasks: smol_tasks::Tasks| async move {
+        let started: Vec<_> = (0..count)
+            .map(|i| {
+                tasks.spawn(async move {
+                    if !delay.is_zero() {
+                        Timer::after(delay).await;
+                    }
+                    i as i64
+                })
+            })
+            .collect();
+        let mut sum = 0;
+        for task in started {
+            sum += task.await;
+        }
+        sum
+    };
+    let sum = smol_tasks::block_on(run, work)?;
     run.result("sum", sum);
     Ok(())
 }

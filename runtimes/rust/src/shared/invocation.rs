@@ -15,6 +15,7 @@ use std::thread;
 
 use tokio::task::JoinSet;
 
+use super::smol as smol_tasks;
 use super::tasks::{self, Flavor};
 use super::threads;
 use crate::kit::{Result, Run};
@@ -149,6 +150,69 @@ pub fn tasks(run: &mut Run, flavor: Flavor, waits: bool) -> Result {
         rate
     };
     let rate = runtime.block_on(tasks::join(runtime.spawn(looped)));
+    drop(runtime);
+    run.rate_done(rate);
+    run.result("count", count.load(Relaxed));
+    Ok(())
+}
+
+/// One smol task per operation; a waiting body yields with
+/// smol::future::yield_now. The kit's loop runs on a task of its own, as the
+/// tokio row's does. Forgotten tasks are kept, not detached, so that they
+/// can be awaited: at each batch's end the finished ones are awaited
+/// (at once; a panic goes on) and dropped, and the rest after the loop.
+pub fn smol(run: &mut Run, waits: bool) -> Result {
+    let (batch, mode) = (run.count("batch"), Mode::of(run)?);
+    let count = Arc::new(AtomicI64::new(0));
+    let mut rate = run.rate_loop();
+    let runtime = smol_tasks::Runtime::new(run)?;
+    let start = {
+        let (tasks, count) = (runtime.tasks(run), Arc::clone(&count));
+        move || {
+            let count = Arc::clone(&count);
+            tasks.spawn(async move {
+                if waits {
+                    smol::future::yield_now().await;
+                }
+                count.fetch_add(1, Relaxed);
+            })
+        }
+    };
+    let looped = async move {
+        let mut outstanding = Vec::new();
+        rate.start();
+        loop {
+            match mode {
+                Mode::Await => {
+                    for _ in 0..batch {
+                        start().await;
+                    }
+                }
+                Mode::Batch => {
+                    let started: Vec<_> = (0..batch).map(|_| start()).collect();
+                    for task in started {
+                        task.await;
+                    }
+                }
+                Mode::Forget => {
+                    outstanding.extend((0..batch).map(|_| start()));
+                    smol::future::yield_now().await;
+                    for finished in outstanding.extract_if(.., |task| task.is_finished()) {
+                        finished.await;
+                    }
+                }
+            }
+            if !rate.next_batch() {
+                break;
+            }
+        }
+        for task in outstanding {
+            task.await;
+        }
+        rate.stop_clocks();
+        rate
+    };
+    let rate = runtime.block_on(looped);
     drop(runtime);
     run.rate_done(rate);
     run.result("count", count.load(Relaxed));

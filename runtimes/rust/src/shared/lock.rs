@@ -28,3 +28,15 @@ pub async fn lock_async<'a, T>(
         }
     }
 }
+
+/// Locks a smol (async-lock) mutex, adding 1 to `contended` if it was held:
+/// the task then waits without holding up its thread.
+pub async fn lock_smol<'a, T>(mutex: &'a smol::lock::Mutex<T>, contended: &mut i64) -> smol::lock::MutexGuard<'a, T> {
+    match mutex.try_lock() {
+        Some(guard) => guard,
+        None => {
+            *contended += 1;
+            mutex.lock().await
+        }
+    }
+}

@@ -4,6 +4,7 @@ pub mod invocation;
 pub mod lcg;
 pub mod lock;
 pub mod readiness;
+pub mod smol;
 pub mod stream;
 pub mod tasks;
 pub mod threads;

@@ -7,9 +7,11 @@
 use std::io::{self, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 
+use smol::Async;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
+use super::smol as smol_tasks;
 use super::tasks::{self, Flavor};
 use crate::kit::{Result, Run};
 
@@ -128,6 +130,45 @@ pub fn tasks(run: &mut Run, flavor: Flavor, kind: Ready) -> Result {
     });
     let (rate, ready, awaited) = runtime.block_on(tasks::join(runtime.spawn(looped)))?;
     drop(awaited); // deregisters, before the runtime goes
+    drop(runtime);
+    drop(other);
+    run.rate_done(rate);
+    run.result("count", ready);
+    Ok(())
+}
+
+/// A task awaits each end's readiness through smol::Async, registered with
+/// async-io's reactor (epoll, one-shot) before the clocks. async-io keeps no
+/// readiness between awaits: each one re-arms the end's interest
+/// (epoll_ctl) and completes only once a later epoll_wait of the reactor
+/// has reported that end ready in that direction, so every await is a round
+/// trip through the reactor, however long the end has been ready. The loop
+/// runs on a task of its own, as in shared::invocation.
+pub fn smol(run: &mut Run, kind: Ready) -> Result {
+    let (awaited, other) = pipes(run.count("batch"), kind)?;
+    let awaited = awaited.into_iter().map(Async::new).collect::<io::Result<Vec<_>>>()?;
+    let units = run.units();
+    let mut rate = run.rate_loop();
+    let runtime = smol_tasks::Runtime::new(run)?;
+    let looped = tasks::unit(&units, async move {
+        let mut ready = 0;
+        rate.start();
+        loop {
+            for fd in &awaited {
+                match kind {
+                    Ready::Readable => fd.readable().await?,
+                    Ready::Writable => fd.writable().await?,
+                }
+                ready += 1;
+            }
+            if !rate.next_batch() {
+                break;
+            }
+        }
+        rate.stop_clocks();
+        Ok::<_, io::Error>((rate, ready))
+    });
+    let (rate, ready) = runtime.block_on(looped)?;
     drop(runtime);
     drop(other);
     run.rate_done(rate);

@@ -4,8 +4,10 @@
 use std::io::{self, Read, Write};
 use std::thread;
 
+use smol::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use super::smol as smol_tasks;
 use super::tasks::{self, Flavor};
 use super::threads;
 use crate::kit::{Result, Run};
@@ -107,6 +109,60 @@ async fn write_async(mut end: impl AsyncWrite + Unpin, messages: usize, size: us
 }
 
 async fn read_all_async(mut end: impl AsyncRead + Unpin, size: usize) -> io::Result<u64> {
+    let mut buffer = vec![0; size];
+    let mut total = 0;
+    loop {
+        match end.read(&mut buffer).await? {
+            0 => return Ok(total),
+            n => total += n as u64,
+        }
+    }
+}
+
+/// Tasks on a smol executor with smol's non-blocking ends, registered with
+/// async-io's reactor as they are made, inside the clocks: a task whose end
+/// is not ready yields, and the reactor wakes it.
+pub fn smol<R, W>(run: &mut Run, pair: fn() -> io::Result<(R, W)>) -> Result
+where
+    R: smol::io::AsyncRead + Unpin + Send + 'static,
+    W: smol::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (groups, messages, size) = (run.count("groups"), run.count("messages"), run.count("size"));
+    let work = |tasks: smol_tasks::Tasks| async move {
+        let (mut writers, mut readers) = (Vec::with_capacity(groups), Vec::with_capacity(groups));
+        for _ in 0..groups {
+            // On an early return the units started are dropped, which
+            // cancels them.
+            let (reader, writer) = pair()?;
+            writers.push(tasks.spawn(write_smol(writer, messages, size)));
+            readers.push(tasks.spawn(read_all_smol(reader, size)));
+        }
+        for writer in writers {
+            writer.await?;
+        }
+        let mut bytes = 0;
+        for reader in readers {
+            bytes += reader.await?;
+        }
+        Ok::<_, io::Error>(bytes)
+    };
+    let bytes = smol_tasks::block_on(run, work)??;
+    run.result("bytes", bytes as i64);
+    Ok(())
+}
+
+/// close ends the stream: a socket's shutdown for writing (smol::net's
+/// UnixStream), a flush for a pipe, whose stream ends when the end is
+/// dropped.
+async fn write_smol(mut end: impl smol::io::AsyncWrite + Unpin, messages: usize, size: usize) -> io::Result<()> {
+    let block = vec![b'x'; size];
+    for _ in 0..messages {
+        end.write_all(&block).await?;
+    }
+    end.close().await
+}
+
+async fn read_all_smol(mut end: impl smol::io::AsyncRead + Unpin, size: usize) -> io::Result<u64> {
     let mut buffer = vec![0; size];
     let mut total = 0;
     loop {
