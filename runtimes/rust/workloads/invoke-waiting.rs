@@ -10,4 +10,5 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", |run| invocation::threads(run, true)),
     ("tokio", |run| invocation::tasks(run, Flavor::MultiThread, true)),
     ("tokio_ct", |run| invocation::tasks(run, Flavor::CurrentThread, true)),
+    ("monoio", |run| invocation::monoio(run, true)),
 ];

@@ -12,6 +12,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", |run| invocation::threads(run, false)),
     ("tokio", |run| invocation::tasks(run, Flavor::MultiThread, false)),
     ("tokio_ct", |run| invocation::tasks(run, Flavor::CurrentThread, false)),
+    ("monoio", |run| invocation::monoio(run, false)),
 ];
 
 fn increment(count: &mut i64) {

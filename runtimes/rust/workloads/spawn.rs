@@ -5,6 +5,7 @@ use std::thread;
 use std::time::Duration;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::monoio as monoio_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
 
@@ -12,6 +13,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", spawn_threads),
     ("tokio", |run| spawn_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| spawn_tasks(run, Flavor::CurrentThread)),
+    ("monoio", spawn_monoio),
 ];
 
 /// One thread per task, each sleeping in thread::sleep (nanosleep); every
@@ -59,6 +61,34 @@ fn spawn_tasks(run: &mut Run, flavor: Flavor) -> Result {
         Ok::<_, tokio::task::JoinError>(sum)
     };
     let sum = tasks::block_on(run, flavor, work)??;
+    run.result("sum", sum);
+    Ok(())
+}
+
+/// One monoio task per task, each sleeping in monoio::time::sleep: a timer
+/// on monoio's wheel, which the runtime's io_uring waits for (its park's
+/// timeout), not a thread asleep.
+fn spawn_monoio(run: &mut Run) -> Result {
+    let (count, delay) = (run.count("tasks"), Duration::from_millis(run.count("delay_ms") as u64));
+    let units = run.units();
+    let work = async move {
+        let started: Vec<_> = (0..count)
+            .map(|i| {
+                monoio_tasks::spawn(&units, async move {
+                    if !delay.is_zero() {
+                        monoio::time::sleep(delay).await;
+                    }
+                    i as i64
+                })
+            })
+            .collect();
+        let mut sum = 0;
+        for task in started {
+            sum += task.await;
+        }
+        sum
+    };
+    let sum = monoio_tasks::block_on(run, work)?;
     run.result("sum", sum);
     Ok(())
 }
