@@ -4,6 +4,7 @@
 use std::thread;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::monoio as monoio_tasks;
 use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
@@ -14,6 +15,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio", |run| future_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| future_tasks(run, Flavor::CurrentThread)),
     ("smol", future_smol),
+    ("monoio", future_monoio),
 ];
 
 fn value(i: usize) -> i64 {
@@ -72,6 +74,25 @@ fn future_smol(run: &mut Run) -> Result {
         sum
     };
     let sum = smol_tasks::block_on(run, work)?;
+    run.result("sum", sum);
+    Ok(())
+}
+
+/// monoio's future of a task's value is its JoinHandle, as tokio's.
+fn future_monoio(run: &mut Run) -> Result {
+    let futures = run.count("futures");
+    let units = run.units();
+    let work = async move {
+        let started: Vec<_> = (0..futures)
+            .map(|i| monoio_tasks::spawn(&units, async move { value(i) }))
+            .collect();
+        let mut sum = 0;
+        for future in started {
+            sum += future.await;
+        }
+        sum
+    };
+    let sum = monoio_tasks::block_on(run, work)?;
     run.result("sum", sum);
     Ok(())
 }

@@ -11,4 +11,5 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio", |run| invocation::tasks(run, Flavor::MultiThread, true)),
     ("tokio_ct", |run| invocation::tasks(run, Flavor::CurrentThread, true)),
     ("smol", |run| invocation::smol(run, true)),
+    ("monoio", |run| invocation::monoio(run, true)),
 ];

@@ -13,6 +13,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio", |run| invocation::tasks(run, Flavor::MultiThread, false)),
     ("tokio_ct", |run| invocation::tasks(run, Flavor::CurrentThread, false)),
     ("smol", |run| invocation::smol(run, false)),
+    ("monoio", |run| invocation::monoio(run, false)),
 ];
 
 fn increment(count: &mut i64) {

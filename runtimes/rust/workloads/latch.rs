@@ -6,13 +6,17 @@
 //
 // Each unit gets its rounds' latches on a channel of its own with room for
 // one; dropping the caller's end stops the unit.
+use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering::AcqRel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 
+use local_sync::mpsc::bounded;
+use local_sync::semaphore::Semaphore;
 use tokio::sync::{mpsc, Notify};
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::monoio as monoio_tasks;
 use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
@@ -22,6 +26,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio", |run| latch_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| latch_tasks(run, Flavor::CurrentThread)),
     ("smol", latch_smol),
+    ("monoio", latch_monoio),
 ];
 
 const MODULUS: i64 = 1_000_000_007;
@@ -239,6 +244,50 @@ fn latch_smol(run: &mut Run) -> Result {
         Ok::<_, crate::kit::Error>((woke, tallies))
     };
     let (woke, tallies) = smol_tasks::block_on(run, work)??;
+    report(run, woke, tallies);
+    Ok(())
+}
+
+/// A monoio task per unit, asked over a local-sync channel. local-sync has
+/// no latch nor Notify: a round's latch is a Semaphore with no permits, each
+/// count-down adds one, and the caller acquires all `count` of them, woken
+/// once the last is added.
+fn latch_monoio(run: &mut Run) -> Result {
+    let (count, rounds) = (run.count("count"), run.int("rounds"));
+    let permits = u32::try_from(count)?;
+    let units = run.units();
+    let work = async move {
+        let (asks, started): (Vec<_>, Vec<_>) = (0..count)
+            .map(|k| {
+                let (ask, mut asked) = bounded::channel::<Rc<Semaphore>>(1);
+                let unit = monoio_tasks::spawn(&units, async move {
+                    let mut tally = Tally::default();
+                    while let Some(latch) = asked.recv().await {
+                        tally.count_down(k);
+                        latch.add_permits(1);
+                    }
+                    tally
+                });
+                (ask, unit)
+            })
+            .unzip();
+        let mut woke = 0;
+        for _ in 0..rounds {
+            let latch = Rc::new(Semaphore::new(0));
+            for ask in &asks {
+                ask.send(Rc::clone(&latch)).await.map_err(|_| "a unit is gone")?;
+            }
+            drop(latch.acquire_many(permits).await?); // woken at zero
+            woke += 1;
+        }
+        drop(asks);
+        let mut tallies = Vec::with_capacity(count);
+        for unit in started {
+            tallies.push(unit.await);
+        }
+        Ok::<_, crate::kit::Error>((woke, tallies))
+    };
+    let (woke, tallies) = monoio_tasks::block_on(run, work)??;
     report(run, woke, tallies);
     Ok(())
 }

@@ -8,11 +8,16 @@
 // that found it empty (a try_recv first), each then made as the send or
 // receive that waits; each unit counts its own, summed after both are
 // awaited.
+use std::future::{poll_fn, Future};
+use std::pin::pin;
+use std::task::Poll;
 use std::thread;
 
+use local_sync::mpsc::{bounded, TryRecvError};
 use tokio::sync::mpsc;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::monoio as monoio_tasks;
 use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
@@ -22,6 +27,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio", |run| mailbox_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| mailbox_tasks(run, Flavor::CurrentThread)),
     ("smol", mailbox_smol),
+    ("monoio", mailbox_monoio),
 ];
 
 const MODULUS: i64 = 1_000_000_007;
@@ -196,6 +202,61 @@ async fn take_all_smol(receiver: &smol::channel::Receiver<i64>, messages: i64) -
                 receiver.recv().await?
             }
             Err(smol::channel::TryRecvError::Closed) => return Err("the sender is gone".into()),
+        };
+        totals.take(payload);
+    }
+    Ok(totals)
+}
+
+/// Two monoio tasks and local-sync's bounded channel, monoio's single-thread
+/// mpsc; for capacity 0 it gets room for every message, as in the tokio
+/// rows: no send waits, as on local-sync's unbounded channel, whose sender
+/// is another type. A sender or receiver that waits yields its task.
+fn mailbox_monoio(run: &mut Run) -> Result {
+    let (messages, capacity) = (run.int("messages"), run.count("capacity"));
+    let room = if capacity == 0 { messages as usize } else { capacity };
+    let units = run.units();
+    let work = async move {
+        let (sender, mut receiver) = bounded::channel(room);
+        let sending = monoio_tasks::spawn(&units, async move { send_all_monoio(&sender, messages).await });
+        let taking = monoio_tasks::spawn(&units, async move { take_all_monoio(&mut receiver, messages).await });
+        Ok::<_, crate::kit::Error>((sending.await?, taking.await?))
+    };
+    let (sent, totals) = monoio_tasks::block_on(run, work)??;
+    totals.report(run, sent);
+    Ok(())
+}
+
+/// Sends 1..=messages: the sends that found the mailbox full. local-sync's
+/// sender has no try_send: a send is polled once, which takes room at once
+/// if there is any (what try_send does), and only if that finds none is it
+/// awaited, waiting for room.
+async fn send_all_monoio(sender: &bounded::Tx<i64>, messages: i64) -> Result<i64> {
+    let mut blocked = 0;
+    for payload in 1..=messages {
+        let mut sending = pin!(sender.send(payload));
+        let sent = match poll_fn(|cx| Poll::Ready(sending.as_mut().poll(cx))).await {
+            Poll::Ready(sent) => sent,
+            Poll::Pending => {
+                blocked += 1;
+                sending.await
+            }
+        };
+        sent.map_err(|_| "the receiver is gone")?;
+    }
+    Ok(blocked)
+}
+
+async fn take_all_monoio(receiver: &mut bounded::Rx<i64>, messages: i64) -> Result<Totals> {
+    let mut totals = Totals::default();
+    for _ in 0..messages {
+        let payload = match receiver.try_recv() {
+            Ok(payload) => payload,
+            Err(TryRecvError::Empty) => {
+                totals.blocked += 1;
+                receiver.recv().await.ok_or("the sender is gone")?
+            }
+            Err(TryRecvError::Disconnected) => return Err("the sender is gone".into()),
         };
         totals.take(payload);
     }

@@ -10,6 +10,7 @@
 // never held across an await, the case tokio's documentation gives it for.
 // contended: acquisitions whose try_lock failed, each then taken with lock;
 // each unit counts its own, summed after the units are awaited.
+use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
@@ -17,6 +18,7 @@ use regex::Regex;
 
 use crate::kit::{Mechanism, Result, Run};
 use crate::shared::lock::lock;
+use crate::shared::monoio as monoio_tasks;
 use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
@@ -26,6 +28,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio", |run| mutex_cpu_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| mutex_cpu_tasks(run, Flavor::CurrentThread)),
     ("smol", mutex_cpu_smol),
+    ("monoio", mutex_cpu_monoio),
 ];
 
 const PATTERN: &str = "foo(.+)$";
@@ -138,5 +141,35 @@ fn mutex_cpu_smol(run: &mut Run) -> Result {
         }
     };
     let contended = smol_tasks::block_on(run, work)??;
+    report(run, counters.iter(), contended)
+}
+
+/// One monoio task per worker, as on tokio's current-thread runtime: a
+/// task's critical section has no await, so the one thread runs each task's
+/// iterations to their end before the next task starts, and none waits.
+fn mutex_cpu_monoio(run: &mut Run) -> Result {
+    let (groups, workers, iterations) = (run.count("groups"), run.count("workers"), run.count("iterations"));
+    let (pattern, subject) = (Rc::new(Regex::new(PATTERN)?), Rc::<str>::from(subject()));
+    let counters: Rc<[Mutex<i64>]> = (0..groups).map(|_| Mutex::new(0)).collect();
+    let units = run.units();
+    let work = {
+        let counters = Rc::clone(&counters);
+        async move {
+            let started: Vec<_> = (0..groups * workers)
+                .map(|w| {
+                    let (counters, pattern, subject) = (Rc::clone(&counters), Rc::clone(&pattern), Rc::clone(&subject));
+                    monoio_tasks::spawn(&units, async move {
+                        match_locked(&counters[w / workers], &pattern, &subject, iterations)
+                    })
+                })
+                .collect();
+            let mut contended = 0;
+            for task in started {
+                contended += task.await?;
+            }
+            Ok::<_, crate::kit::Error>(contended)
+        }
+    };
+    let contended = monoio_tasks::block_on(run, work)??;
     report(run, counters.iter(), contended)
 }

@@ -8,16 +8,20 @@
 //
 // contended: acquisitions whose try_lock failed, each then taken with lock;
 // each unit counts its own, summed after the units are awaited.
+use std::cell::Cell;
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
+use local_sync::semaphore::Semaphore;
+
 use crate::kit::{Mechanism, Result, Run};
-use crate::shared::lock::lock_smol;
-use crate::shared::lock::{lock, lock_async};
+use crate::shared::lock::{acquire, lock, lock_async, lock_smol};
+use crate::shared::monoio as monoio_tasks;
 use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
@@ -27,6 +31,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio", |run| mutex_io_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| mutex_io_tasks(run, Flavor::CurrentThread)),
     ("smol", mutex_io_smol),
+    ("monoio", mutex_io_monoio),
 ];
 
 /// One thread per worker, std's Mutex guarding the group's end; a thread's
@@ -213,6 +218,83 @@ async fn write_locked_smol(
         let size = block.len() as u64;
         smol::unblock(move || file.write_all_at(&block, at)).await?;
         *end = at + size;
+    }
+    Ok(contended)
+}
+
+/// One monoio task per worker. A regular file's write is an io_uring
+/// operation too: monoio's File::write_all_at, one io_uring WRITE at the
+/// offset (another only after a short write), awaited holding the group's
+/// lock: the task waits for its completion, and another finds the lock
+/// held. The kernel may hand a write to its own io-wq workers (it does for
+/// ext4's buffered writes here), threads that are not units.
+fn mutex_io_monoio(run: &mut Run) -> Result {
+    let files = Files::create(run.scratch(), run.count("groups"))?;
+    let contended = write_files_monoio(run, &files);
+    files.report(run, contended)
+}
+
+/// A group's end and the lock over it: local-sync has no Mutex, and a
+/// Semaphore of one permit is the async mutex (tokio's Mutex is one); the
+/// end it guards is the Cell beside it.
+struct LockedEnd {
+    lock: Semaphore,
+    end: Cell<u64>,
+}
+
+/// The run's work, on a runtime of its own; each group's file is
+/// duplicated (dup) into a monoio File on it before the clocks.
+fn write_files_monoio(run: &mut Run, files: &Files) -> Result<i64> {
+    let (workers, iterations) = (run.count("workers"), run.count("iterations"));
+    let block = Rc::new(vec![b'x'; run.count("size")]);
+    let units = run.units();
+    let mut runtime = monoio_tasks::Runtime::new(run)?;
+    let open = runtime.block_on(async {
+        let dup = |file: &Arc<File>| Ok(Rc::new(monoio::fs::File::from_std(file.try_clone()?)?));
+        files.open.iter().map(dup).collect::<io::Result<Vec<_>>>()
+    })?;
+    let ends: Rc<[LockedEnd]> = open
+        .iter()
+        .map(|_| LockedEnd {
+            lock: Semaphore::new(1),
+            end: Cell::new(0),
+        })
+        .collect();
+    let work = async move {
+        let started: Vec<_> = (0..open.len() * workers)
+            .map(|w| {
+                let (ends, file, block) = (Rc::clone(&ends), Rc::clone(&open[w / workers]), Rc::clone(&block));
+                monoio_tasks::spawn(&units, async move {
+                    write_locked_monoio(&ends[w / workers], &file, block, iterations).await
+                })
+            })
+            .collect();
+        let mut contended = 0;
+        for task in started {
+            contended += task.await?;
+        }
+        Ok(contended)
+    };
+    let contended = run.timed(|| runtime.block_on(work));
+    drop(runtime);
+    contended
+}
+
+/// One worker: its acquisitions that found the lock held. The block is
+/// shared: monoio takes an Rc of one as the write's buffer.
+async fn write_locked_monoio(
+    locked: &LockedEnd,
+    file: &monoio::fs::File,
+    block: Rc<Vec<u8>>,
+    iterations: usize,
+) -> io::Result<i64> {
+    let mut contended = 0;
+    for _ in 0..iterations {
+        let _held = acquire(&locked.lock, &mut contended).await;
+        let at = locked.end.get();
+        let size = block.len() as u64;
+        file.write_all_at(Rc::clone(&block), at).await.0?;
+        locked.end.set(at + size);
     }
     Ok(contended)
 }

@@ -9,10 +9,12 @@
 // workers, and awaiting them awaits the jobs. Each worker sums the values
 // of the jobs it served, and the caller sums the workers' sums.
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::thread;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::monoio as monoio_tasks;
 use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
@@ -23,6 +25,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio", |run| pool_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| pool_tasks(run, Flavor::CurrentThread)),
     ("smol", pool_smol),
+    ("monoio", pool_monoio),
 ];
 
 /// The table the jobs look up, made before the timing.
@@ -130,6 +133,41 @@ fn pool_smol(run: &mut Run) -> Result {
         Ok::<_, crate::kit::Error>(sum)
     };
     let sum = smol_tasks::block_on(run, work)??;
+    run.result("sum", sum);
+    Ok(())
+}
+
+/// `pool_size` monoio tasks receiving jobs from an async-channel, as the
+/// tokio rows' (local-sync's channels have one receiver).
+fn pool_monoio(run: &mut Run) -> Result {
+    let (pool_size, jobs, keys) = (run.count("pool_size"), run.count("jobs"), run.count("keys"));
+    let table = Rc::new(table(keys));
+    let units = run.units();
+    let work = async move {
+        let (submit, take) = async_channel::unbounded::<usize>();
+        let workers: Vec<_> = (0..pool_size)
+            .map(|_| {
+                let (take, table) = (take.clone(), Rc::clone(&table));
+                monoio_tasks::spawn(&units, async move {
+                    let mut sum = 0;
+                    while let Ok(job) = take.recv().await {
+                        sum += table[&(job % keys)];
+                    }
+                    sum
+                })
+            })
+            .collect();
+        for job in 0..jobs {
+            submit.send(job).await?;
+        }
+        drop(submit);
+        let mut sum = 0;
+        for worker in workers {
+            sum += worker.await;
+        }
+        Ok::<_, crate::kit::Error>(sum)
+    };
+    let sum = monoio_tasks::block_on(run, work)??;
     run.result("sum", sum);
     Ok(())
 }

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::thread;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::monoio as monoio_tasks;
 use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
@@ -24,6 +25,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio", |run| queue_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| queue_tasks(run, Flavor::CurrentThread)),
     ("smol", queue_smol),
+    ("monoio", queue_monoio),
 ];
 
 const STOP: i64 = 0; // items are 1..=items
@@ -272,4 +274,46 @@ fn queue_smol(run: &mut Run) -> Result {
         Ok::<_, crate::kit::Error>(tally)
     };
     smol_tasks::block_on(run, work)??.report(run)
+}
+
+/// One monoio task per producer and consumer, on the tokio rows' channel:
+/// local-sync's channels have one receiver, and a group's consumers share
+/// theirs; async-channel's blocked senders and receivers yield their tasks
+/// on any runtime.
+fn queue_monoio(run: &mut Run) -> Result {
+    let p = Params::of(run);
+    let units = run.units();
+    let work = async move {
+        let (mut producers, mut consumers) = (Vec::new(), Vec::new());
+        for _ in 0..p.groups {
+            let (sender, receiver) = match p.capacity {
+                0 => async_channel::unbounded(),
+                capacity => async_channel::bounded(capacity),
+            };
+            let producing = Arc::new(AtomicUsize::new(p.producers));
+            for _ in 0..p.producers {
+                let (sender, producing, items, consumers) =
+                    (sender.clone(), Arc::clone(&producing), p.items, p.consumers);
+                producers.push(monoio_tasks::spawn(&units, async move {
+                    produce_async(&sender, &producing, items, consumers).await
+                }));
+            }
+            for _ in 0..p.consumers {
+                let receiver = receiver.clone();
+                consumers.push(monoio_tasks::spawn(
+                    &units,
+                    async move { consume_async(&receiver).await },
+                ));
+            }
+        }
+        let mut tally = Tally::default();
+        for producer in producers {
+            tally.blocked += producer.await?;
+        }
+        for consumer in consumers {
+            tally.add(consumer.await?);
+        }
+        Ok::<_, crate::kit::Error>(tally)
+    };
+    monoio_tasks::block_on(run, work)??.report(run)
 }

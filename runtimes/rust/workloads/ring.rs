@@ -11,9 +11,11 @@
 use std::thread;
 
 use crossbeam_channel::{Receiver, Sender};
+use local_sync::mpsc::bounded;
 use tokio::sync::mpsc;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::monoio as monoio_tasks;
 use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
@@ -23,6 +25,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio", |run| ring_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| ring_tasks(run, Flavor::CurrentThread)),
     ("smol", ring_smol),
+    ("monoio", ring_monoio),
 ];
 
 /// Each node's ends, in ring order: its inbox's receiver and the next
@@ -161,6 +164,49 @@ async fn lead_smol(
 async fn pass_smol(inbox: &smol::channel::Receiver<i64>, next: &smol::channel::Sender<i64>) -> Result {
     while let Ok(count) = inbox.recv().await {
         next.send(count + 1).await?;
+    }
+    Ok(())
+}
+
+/// A monoio task per node, each with a local-sync channel of its own for its
+/// inbox; as tokio's, local-sync's channels have no rendezvous, and a bound
+/// of 1 is all the ring's one token needs.
+fn ring_monoio(run: &mut Run) -> Result {
+    let (nodes, laps) = (run.count("nodes"), run.count("laps"));
+    let units = run.units();
+    let work = async move {
+        let mut ends = ends(nodes, || bounded::channel(1));
+        let (mut inbox, next) = ends.next().ok_or("a ring needs a node")?;
+        let first = monoio_tasks::spawn(&units, async move { lead_monoio(&mut inbox, &next, laps).await });
+        let rest: Vec<_> = ends
+            .map(|(mut inbox, next)| monoio_tasks::spawn(&units, async move { pass_monoio(&mut inbox, &next).await }))
+            .collect();
+        let hops = first.await?;
+        for node in rest {
+            node.await?;
+        }
+        Ok::<_, crate::kit::Error>(hops)
+    };
+    let hops = monoio_tasks::block_on(run, work)??;
+    run.result("hops", hops);
+    Ok(())
+}
+
+async fn lead_monoio(inbox: &mut bounded::Rx<i64>, next: &bounded::Tx<i64>, laps: usize) -> Result<i64> {
+    next.send(1).await.map_err(|_| "the ring broke")?;
+    for lap in 1.. {
+        let count = inbox.recv().await.ok_or("the ring broke")?;
+        if lap == laps {
+            return Ok(count);
+        }
+        next.send(count + 1).await.map_err(|_| "the ring broke")?;
+    }
+    unreachable!("the laps end the loop")
+}
+
+async fn pass_monoio(inbox: &mut bounded::Rx<i64>, next: &bounded::Tx<i64>) -> Result {
+    while let Some(count) = inbox.recv().await {
+        next.send(count + 1).await.map_err(|_| "the ring broke")?;
     }
     Ok(())
 }

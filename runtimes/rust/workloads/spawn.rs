@@ -4,6 +4,7 @@
 use std::thread;
 use std::time::Duration;
 
+use crate::shared::monoio as monoio_tasks;
 use smol::Timer;
 
 use crate::kit::{Mechanism, Result, Run};
@@ -16,6 +17,7 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("tokio", |run| spawn_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| spawn_tasks(run, Flavor::CurrentThread)),
     ("smol", spawn_smol),
+    ("monoio", spawn_monoio),
 ];
 
 /// One thread per task, each sleeping in thread::sleep (nanosleep); every
@@ -89,6 +91,34 @@ fn spawn_smol(run: &mut Run) -> Result {
         sum
     };
     let sum = smol_tasks::block_on(run, work)?;
+    run.result("sum", sum);
+    Ok(())
+}
+
+/// One monoio task per task, each sleeping in monoio::time::sleep: a timer
+/// on monoio's wheel, which the runtime's io_uring waits for (its park's
+/// timeout), not a thread asleep.
+fn spawn_monoio(run: &mut Run) -> Result {
+    let (count, delay) = (run.count("tasks"), Duration::from_millis(run.count("delay_ms") as u64));
+    let units = run.units();
+    let work = async move {
+        let started: Vec<_> = (0..count)
+            .map(|i| {
+                monoio_tasks::spawn(&units, async move {
+                    if !delay.is_zero() {
+                        monoio::time::sleep(delay).await;
+                    }
+                    i as i64
+                })
+            })
+            .collect();
+        let mut sum = 0;
+        for task in started {
+            sum += task.await;
+        }
+        sum
+    };
+    let sum = monoio_tasks::block_on(run, work)?;
     run.result("sum", sum);
     Ok(())
 }

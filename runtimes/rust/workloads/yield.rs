@@ -10,18 +10,24 @@
 // after every other bump since its last.
 use std::io;
 use std::mem;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::monoio as monoio_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
 
 // tokio (multi-thread) is n/a (runtime.toml): its partners would run on the
 // other workers in parallel, so the counter would move while no yield
 // switched anything.
-pub const MECHANISMS: &[(&str, Mechanism)] = &[("thread", yield_threads), ("tokio_ct", yield_tasks)];
+pub const MECHANISMS: &[(&str, Mechanism)] = &[
+    ("thread", yield_threads),
+    ("tokio_ct", yield_tasks),
+    ("monoio", yield_monoio),
+];
 
 /// What the measured unit counts: its resumptions and the yields after which
 /// the turn counter had moved.
@@ -183,4 +189,59 @@ fn yield_tasks(run: &mut Run) -> Result {
     run.rate_done(rate);
     measured.report(run);
     Ok(())
+}
+
+/// Tasks yielding with shared::monoio's yield_now on monoio's one thread, so
+/// that, as on tokio's current-thread runtime, the counter moves only when a
+/// yield let a partner run. The measured unit is a task of its own, running
+/// the kit's loop: the future the runtime blocks on cannot yield (monoio
+/// polls it again at once). The partners start at its first yield.
+fn yield_monoio(run: &mut Run) -> Result {
+    let (batch, partners) = (run.count("batch"), run.count("partners"));
+    let units = run.units();
+    let (turn, stop) = (Rc::new(AtomicI64::new(0)), Rc::new(AtomicBool::new(false)));
+    let mut rate = run.rate_loop();
+    let measuring = {
+        let (turn, stop) = (Rc::clone(&turn), Rc::clone(&stop));
+        async move {
+            let mut measured = Measured::first(&turn);
+            rate.start();
+            loop {
+                for _ in 0..batch {
+                    monoio_tasks::yield_now().await;
+                    measured.resumed(&turn);
+                }
+                if !rate.next_batch() {
+                    break;
+                }
+            }
+            stop.store(true, Relaxed);
+            (rate, measured)
+        }
+    };
+    let mut runtime = monoio_tasks::Runtime::new(run)?;
+    let (rate, measured) = runtime.block_on(async {
+        let measuring = monoio_tasks::spawn(&units, measuring);
+        let started: Vec<_> = (0..partners)
+            .map(|_| monoio_tasks::spawn(&units, partner_monoio(Rc::clone(&turn), Rc::clone(&stop))))
+            .collect();
+        let (mut rate, measured) = measuring.await;
+        for partner in started {
+            partner.await;
+        }
+        rate.stop_clocks();
+        (rate, measured)
+    });
+    drop(runtime);
+    run.rate_done(rate);
+    measured.report(run);
+    Ok(())
+}
+
+/// A partner: a turn, then a yield, until the measured unit stops it.
+async fn partner_monoio(turn: Rc<AtomicI64>, stop: Rc<AtomicBool>) {
+    while !stop.load(Relaxed) {
+        turn.fetch_add(1, Relaxed);
+        monoio_tasks::yield_now().await;
+    }
 }

@@ -8,13 +8,16 @@
 //!
 //! The bodies may run in parallel (threads, tokio's workers): the counter is
 //! atomic.
+use std::cell::Cell;
 use std::io;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread;
 
 use tokio::task::JoinSet;
 
+use super::monoio as monoio_tasks;
 use super::smol as smol_tasks;
 use super::tasks::{self, Flavor};
 use super::threads;
@@ -216,5 +219,69 @@ pub fn smol(run: &mut Run, waits: bool) -> Result {
     drop(runtime);
     run.rate_done(rate);
     run.result("count", count.load(Relaxed));
+    Ok(())
+}
+
+/// One monoio task per operation; a waiting body yields with
+/// shared::monoio's yield_now. The kit's loop runs on a task of its own:
+/// the future the runtime blocks on cannot yield (monoio polls it again at
+/// once), which forget's yield needs. Forgotten tasks are kept by their
+/// JoinHandles, the finished ones dropped at each batch's end and the rest
+/// awaited after the loop. The counter is the thread's own (a Cell): the
+/// bodies run on it one at a time.
+pub fn monoio(run: &mut Run, waits: bool) -> Result {
+    let (batch, mode) = (run.count("batch"), Mode::of(run)?);
+    let units = run.units();
+    let count = Rc::new(Cell::new(0));
+    let body = {
+        let count = Rc::clone(&count);
+        move || {
+            let count = Rc::clone(&count);
+            monoio_tasks::spawn(&units, async move {
+                if waits {
+                    monoio_tasks::yield_now().await;
+                }
+                count.set(count.get() + 1);
+            })
+        }
+    };
+    let mut rate = run.rate_loop();
+    let mut runtime = monoio_tasks::Runtime::new(run)?;
+    let looped = async move {
+        let mut outstanding = Vec::new();
+        rate.start();
+        loop {
+            match mode {
+                Mode::Await => {
+                    for _ in 0..batch {
+                        body().await;
+                    }
+                }
+                Mode::Batch => {
+                    let started: Vec<_> = (0..batch).map(|_| body()).collect();
+                    for task in started {
+                        task.await;
+                    }
+                }
+                Mode::Forget => {
+                    outstanding.extend((0..batch).map(|_| body()));
+                    monoio_tasks::yield_now().await;
+                    outstanding.retain(|task| !task.is_finished());
+                }
+            }
+            if !rate.next_batch() {
+                break;
+            }
+        }
+        for task in outstanding {
+            task.await;
+        }
+        rate.stop_clocks();
+        rate
+    };
+    let rate = runtime.block_on(async { monoio::spawn(looped).await });
+    drop(runtime);
+    run.rate_done(rate);
+    run.result("count", count.get());
     Ok(())
 }

@@ -3,6 +3,7 @@
 pub mod invocation;
 pub mod lcg;
 pub mod lock;
+pub mod monoio;
 pub mod readiness;
 pub mod smol;
 pub mod stream;

@@ -4,9 +4,12 @@
 use std::io::{self, Read, Write};
 use std::thread;
 
+use monoio::buf::{IoBuf, Slice};
+use monoio::BufResult;
 use smol::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use super::monoio as monoio_tasks;
 use super::smol as smol_tasks;
 use super::tasks::{self, Flavor};
 use super::threads;
@@ -167,6 +170,78 @@ async fn read_all_smol(mut end: impl smol::io::AsyncRead + Unpin, size: usize) -
     let mut total = 0;
     loop {
         match end.read(&mut buffer).await? {
+            0 => return Ok(total),
+            n => total += n as u64,
+        }
+    }
+}
+
+/// A monoio end that reads: one io_uring read a call, which takes the
+/// buffer and gives it back (monoio's "rent" I/O). monoio closes an end it
+/// drops with an io_uring close.
+pub trait UringRead: 'static {
+    async fn read(&mut self, buffer: Vec<u8>) -> BufResult<usize, Vec<u8>>;
+}
+
+/// A monoio end that writes: one io_uring write a call; `finish` ends the
+/// stream (a socket's shutdown for writing, a pipe's close).
+pub trait UringWrite: Sized + 'static {
+    async fn write(&mut self, block: Slice<Vec<u8>>) -> BufResult<usize, Slice<Vec<u8>>>;
+    async fn finish(self) -> io::Result<()>;
+}
+
+/// Tasks on monoio's runtime, whose ends are read and written by io_uring
+/// operations: a task whose operation is in flight waits for its completion
+/// while the others run. The ends are made on the runtime (monoio's need its
+/// driver), inside the clocks.
+pub fn monoio<R: UringRead, W: UringWrite>(run: &mut Run, pair: fn() -> io::Result<(R, W)>) -> Result {
+    let (groups, messages, size) = (run.count("groups"), run.count("messages"), run.count("size"));
+    let units = run.units();
+    let work = async move {
+        let (mut writers, mut readers) = (Vec::with_capacity(groups), Vec::with_capacity(groups));
+        for _ in 0..groups {
+            let (reader, writer) = pair()?;
+            writers.push(monoio_tasks::spawn(&units, write_monoio(writer, messages, size)));
+            readers.push(monoio_tasks::spawn(&units, read_all_monoio(reader, size)));
+        }
+        for writer in writers {
+            writer.await?;
+        }
+        let mut bytes = 0;
+        for reader in readers {
+            bytes += reader.await?;
+        }
+        Ok::<_, io::Error>(bytes)
+    };
+    let bytes = monoio_tasks::block_on(run, work)??;
+    run.result("bytes", bytes as i64);
+    Ok(())
+}
+
+/// Writes each block whole, going on after a short write.
+async fn write_monoio(mut end: impl UringWrite, messages: usize, size: usize) -> io::Result<()> {
+    let mut block = vec![b'x'; size];
+    for _ in 0..messages {
+        let mut written = 0;
+        while written < size {
+            let (result, rest) = end.write(block.slice(written..)).await;
+            block = rest.into_inner();
+            match result? {
+                0 => return Err(io::ErrorKind::WriteZero.into()),
+                n => written += n,
+            }
+        }
+    }
+    end.finish().await
+}
+
+async fn read_all_monoio(mut end: impl UringRead, size: usize) -> io::Result<u64> {
+    let mut buffer = Vec::with_capacity(size);
+    let mut total = 0;
+    loop {
+        let (result, back) = end.read(buffer).await;
+        buffer = back;
+        match result? {
             0 => return Ok(total),
             n => total += n as u64,
         }
