@@ -37,7 +37,7 @@ async fn nanoseconds_per_task(counts: bool) -> f64 {
         let (units, count) = (Arc::new(Units::default()), Arc::new(AtomicI64::new(0)));
         let began = Instant::now();
         for _ in 0..OPERATIONS {
-            // Counting holds the run's Units in every task (shared::tasks::unit).
+            // Counting holds the run's Units in every task (shared::counted::unit).
             let units = counts.then(|| Arc::clone(&units));
             let count = Arc::clone(&count);
             tokio::spawn(async move {

@@ -23,11 +23,11 @@
 //!
 //! Units and peak_live (docs/protocol.md, "Evidence"): every unit calls
 //! `Units::start` as the first act of its body and `Units::finish` as its
-//! last (shared::threads::spawn and shared::tasks::spawn wrap a body so). Start is
-//! three atomic read-modify-writes on counters the run's units share
-//! (started, live, and the peak by fetch_max), touched only as a unit starts
-//! and ends, never inside its work; a thread's or a task's start and exit
-//! cost more than that. A mechanism that starts no unit calls neither.
+//! last (shared::threads::spawn wraps a thread's body so, and
+//! shared::counted::unit a task's). Start is three atomic read-modify-writes
+//! on counters the run's units share (started, live, and the peak by
+//! fetch_max), touched only as a unit starts and ends, never inside its
+//! work; a thread's or a task's start and exit cost more than that. A mechanism that starts no unit calls neither.
 //!
 //! Evidence: each unit counts its events (a try_lock that failed, a
 //! try_send that found the channel full) in a variable of its own and

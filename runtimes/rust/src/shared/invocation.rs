@@ -17,6 +17,7 @@ use std::thread;
 
 use tokio::task::JoinSet;
 
+use super::counted;
 use super::monoio as monoio_tasks;
 use super::smol as smol_tasks;
 use super::tasks::{self, Flavor};
@@ -106,7 +107,7 @@ pub fn tasks(run: &mut Run, flavor: Flavor, waits: bool) -> Result {
         let count = Arc::clone(&count);
         move || {
             let count = Arc::clone(&count);
-            tasks::unit(&units, async move {
+            counted::unit(&units, async move {
                 if waits {
                     tokio::task::yield_now().await;
                 }

@@ -1,5 +1,6 @@
 //! The code several workloads share, so that every file in workloads/ is a
 //! workload.
+pub mod counted;
 pub mod invocation;
 pub mod lcg;
 pub mod lock;

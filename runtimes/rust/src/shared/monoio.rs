@@ -7,15 +7,15 @@
 use std::cell::RefCell;
 use std::future::{poll_fn, Future};
 use std::io;
-use std::pin::{pin, Pin};
+use std::pin::pin;
 use std::sync::Arc;
-use std::task::{ready, Context, Poll, Waker};
+use std::task::{Poll, Waker};
 
 use monoio::task::JoinHandle;
 use monoio::time::TimeDriver;
 use monoio::{IoUringDriver, RuntimeBuilder};
-use pin_project_lite::pin_project;
 
+use super::counted;
 use crate::kit::{Result, Run, Units};
 
 /// The ring's submission queue: monoio's default size, set here so that the
@@ -59,41 +59,7 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    monoio::spawn(Unit {
-        units: Arc::clone(units),
-        started: false,
-        body,
-    })
-}
-
-pin_project! {
-    /// A unit's body, counted as tasks::unit counts it (start as its first
-    /// act, finish as its last), but held once: an async block holds a body
-    /// it awaits twice, as captured and as awaited (rust-lang/rust#62958),
-    /// and with monoio's Sleep (640 bytes, aligned to 128) in the body,
-    /// 1,000,000 sleeping tasks took 2.1 GB and 5.8 s instead of 1.3 GB and
-    /// 3.1 s (spawn, delay_ms=2000).
-    struct Unit<F> {
-        units: Arc<Units>,
-        started: bool,
-        #[pin]
-        body: F,
-    }
-}
-
-impl<F: Future> Future for Unit<F> {
-    type Output = F::Output;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let unit = self.project();
-        if !*unit.started {
-            *unit.started = true;
-            unit.units.start();
-        }
-        let output = ready!(unit.body.poll(cx));
-        unit.units.finish();
-        Poll::Ready(output)
-    }
+    monoio::spawn(counted::unit(units, body))
 }
 
 /// The wakers of the tasks that yielded, and of the future the runtime

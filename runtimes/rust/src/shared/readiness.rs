@@ -11,6 +11,7 @@ use smol::Async;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
+use super::counted;
 use super::smol as smol_tasks;
 use super::tasks::{self, Flavor};
 use crate::kit::{Result, Run};
@@ -110,7 +111,7 @@ pub fn tasks(run: &mut Run, flavor: Flavor, kind: Ready) -> Result {
             })
             .collect::<io::Result<Vec<_>>>()?
     };
-    let looped = tasks::unit(&units, async move {
+    let looped = counted::unit(&units, async move {
         let mut ready = 0;
         rate.start();
         loop {
@@ -150,7 +151,7 @@ pub fn smol(run: &mut Run, kind: Ready) -> Result {
     let units = run.units();
     let mut rate = run.rate_loop();
     let runtime = smol_tasks::Runtime::new(run)?;
-    let looped = tasks::unit(&units, async move {
+    let looped = counted::unit(&units, async move {
         let mut ready = 0;
         rate.start();
         loop {

@@ -14,7 +14,7 @@ use std::thread::{self, JoinHandle};
 use smol::channel::{self, Receiver, Sender};
 use smol::{Executor, Task};
 
-use super::tasks::unit;
+use super::counted;
 use crate::kit::{Result, Run, Units};
 
 /// Runs the work that `work` makes of the run's Tasks, as the run's timed
@@ -100,11 +100,11 @@ pub struct Tasks {
 }
 
 impl Tasks {
-    /// Spawns a task whose body is one unit (tasks::unit). The Task is its
+    /// Spawns a task whose body is one unit (counted::unit). The Task is its
     /// join: awaiting it gives what the body returned, or resumes its panic
     /// (async-executor spawns with propagate_panic); dropping it cancels the
     /// task.
     pub fn spawn<T: Send + 'static>(&self, body: impl Future<Output = T> + Send + 'static) -> Task<T> {
-        self.executor.spawn(unit(&self.units, body))
+        self.executor.spawn(counted::unit(&self.units, body))
     }
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio::runtime::{Builder, Runtime};
 use tokio::task::{JoinError, JoinHandle};
 
+use super::counted;
 use crate::kit::{Result, Run, Units};
 
 /// Which tokio runtime a mechanism's tasks run on.
@@ -51,20 +52,7 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    tokio::spawn(unit(units, body))
-}
-
-/// A unit's body, counted: to spawn as a task (spawn, or a JoinSet's
-/// spawn). The body is a future, which does nothing until the task first
-/// polls it: start is still its first act.
-pub fn unit<F: Future>(units: &Arc<Units>, body: F) -> impl Future<Output = F::Output> {
-    let units = Arc::clone(units);
-    async move {
-        units.start();
-        let output = body.await;
-        units.finish();
-        output
-    }
+    tokio::spawn(counted::unit(units, body))
 }
 
 /// What a unit returned; its panic goes on in the caller (a task is
