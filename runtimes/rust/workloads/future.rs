@@ -4,9 +4,10 @@
 use std::thread;
 
 use crate::kit::{Mechanism, Result, Run};
-use crate::shared::monoio as monoio_tasks;
-use crate::shared::smol as smol_tasks;
-use crate::shared::tasks::{self, Flavor};
+use crate::shared::executor::{Executor, Spawner};
+use crate::shared::monoio::Monoio;
+use crate::shared::smol::Smol;
+use crate::shared::tasks::Flavor;
 use crate::shared::threads;
 
 pub const MECHANISMS: &[(&str, Mechanism)] = &[
@@ -14,8 +15,8 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", future_threads),
     ("tokio", |run| future_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| future_tasks(run, Flavor::CurrentThread)),
-    ("smol", future_smol),
-    ("monoio", future_monoio),
+    ("smol", |run| future_tasks(run, Smol)),
+    ("monoio", |run| future_tasks(run, Monoio)),
 ];
 
 fn value(i: usize) -> i64 {
@@ -43,29 +44,11 @@ fn future_threads(run: &mut Run) -> Result {
     Ok(())
 }
 
-/// tokio's future of a task's value is its JoinHandle, itself a future.
-fn future_tasks(run: &mut Run, flavor: Flavor) -> Result {
+/// A task's future of its value is its join handle (tokio's and monoio's
+/// JoinHandle, smol's Task), itself a future.
+fn future_tasks<E: Executor>(run: &mut Run, executor: E) -> Result {
     let futures = run.count("futures");
-    let units = run.units();
-    let work = async move {
-        let started: Vec<_> = (0..futures)
-            .map(|i| tasks::spawn(&units, async move { value(i) }))
-            .collect();
-        let mut sum = 0;
-        for future in started {
-            sum += tasks::join(future).await;
-        }
-        sum
-    };
-    let sum = tasks::block_on(run, flavor, work)?;
-    run.result("sum", sum);
-    Ok(())
-}
-
-/// smol's future of a task's value is its Task, itself a future.
-fn future_smol(run: &mut Run) -> Result {
-    let futures = run.count("futures");
-    let work = move |tasks: smol_tasks::Tasks| async move {
+    let work = move |tasks: E::Spawner| async move {
         let started: Vec<_> = (0..futures).map(|i| tasks.spawn(async move { value(i) })).collect();
         let mut sum = 0;
         for future in started {
@@ -73,26 +56,7 @@ fn future_smol(run: &mut Run) -> Result {
         }
         sum
     };
-    let sum = smol_tasks::block_on(run, work)?;
-    run.result("sum", sum);
-    Ok(())
-}
-
-/// monoio's future of a task's value is its JoinHandle, as tokio's.
-fn future_monoio(run: &mut Run) -> Result {
-    let futures = run.count("futures");
-    let units = run.units();
-    let work = async move {
-        let started: Vec<_> = (0..futures)
-            .map(|i| monoio_tasks::spawn(&units, async move { value(i) }))
-            .collect();
-        let mut sum = 0;
-        for future in started {
-            sum += future.await;
-        }
-        sum
-    };
-    let sum = monoio_tasks::block_on(run, work)?;
+    let sum = executor.block_on(run, work)?;
     run.result("sum", sum);
     Ok(())
 }

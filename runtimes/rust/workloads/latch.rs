@@ -16,6 +16,7 @@ use local_sync::semaphore::Semaphore;
 use tokio::sync::{mpsc, Notify};
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::executor::Spawner;
 use crate::shared::monoio as monoio_tasks;
 use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};

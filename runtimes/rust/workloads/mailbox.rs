@@ -17,6 +17,7 @@ use local_sync::mpsc::{bounded, TryRecvError};
 use tokio::sync::mpsc;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::executor::Spawner;
 use crate::shared::monoio as monoio_tasks;
 use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};

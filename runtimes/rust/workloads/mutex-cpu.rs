@@ -10,25 +10,25 @@
 // never held across an await, the case tokio's documentation gives it for.
 // contended: acquisitions whose try_lock failed, each then taken with lock;
 // each unit counts its own, summed after the units are awaited.
-use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::thread;
 
 use regex::Regex;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::executor::{Executor, Spawner};
 use crate::shared::lock::lock;
-use crate::shared::monoio as monoio_tasks;
-use crate::shared::smol as smol_tasks;
-use crate::shared::tasks::{self, Flavor};
+use crate::shared::monoio::Monoio;
+use crate::shared::smol::Smol;
+use crate::shared::tasks::Flavor;
 use crate::shared::threads;
 
 pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", mutex_cpu_threads),
     ("tokio", |run| mutex_cpu_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| mutex_cpu_tasks(run, Flavor::CurrentThread)),
-    ("smol", mutex_cpu_smol),
-    ("monoio", mutex_cpu_monoio),
+    ("smol", |run| mutex_cpu_tasks(run, Smol)),
+    ("monoio", |run| mutex_cpu_tasks(run, Monoio)),
 ];
 
 const PATTERN: &str = "foo(.+)$";
@@ -60,34 +60,32 @@ fn mutex_cpu_threads(run: &mut Run) -> Result {
 }
 
 /// One task per worker. A task's critical section has no await, so a task
-/// waits for the lock by blocking its worker thread, for as long as another
-/// thread's task takes to match; on the current-thread runtime each task
-/// runs all its iterations before the next starts, and none waits.
-fn mutex_cpu_tasks(run: &mut Run, flavor: Flavor) -> Result {
+/// waits for the lock by blocking its worker thread (tokio's worker, smol's
+/// runner), for as long as another thread's task takes to match; on one
+/// thread (tokio's current-thread runtime, monoio's) each task runs all its
+/// iterations before the next starts, and none waits.
+fn mutex_cpu_tasks<E: Executor>(run: &mut Run, executor: E) -> Result {
     let (groups, workers, iterations) = (run.count("groups"), run.count("workers"), run.count("iterations"));
     let (pattern, subject) = (Arc::new(Regex::new(PATTERN)?), Arc::<str>::from(subject()));
     let counters: Arc<[Mutex<i64>]> = (0..groups).map(|_| Mutex::new(0)).collect();
-    let units = run.units();
-    let work = {
+    let work = |tasks: E::Spawner| {
         let counters = Arc::clone(&counters);
         async move {
             let started: Vec<_> = (0..groups * workers)
                 .map(|w| {
                     let (counters, pattern, subject) =
                         (Arc::clone(&counters), Arc::clone(&pattern), Arc::clone(&subject));
-                    tasks::spawn(&units, async move {
-                        match_locked(&counters[w / workers], &pattern, &subject, iterations)
-                    })
+                    tasks.spawn(async move { match_locked(&counters[w / workers], &pattern, &subject, iterations) })
                 })
                 .collect();
             let mut contended = 0;
             for task in started {
-                contended += task.await??;
+                contended += task.await?;
             }
             Ok::<_, crate::kit::Error>(contended)
         }
     };
-    let contended = tasks::block_on(run, flavor, work)??;
+    let contended = executor.block_on(run, work)??;
     report(run, counters.iter(), contended)
 }
 
@@ -114,62 +112,4 @@ fn report<'a>(run: &mut Run, counters: impl Iterator<Item = &'a Mutex<i64>>, con
     run.result("sum", sum);
     run.evidence("contended", contended);
     Ok(())
-}
-
-/// One smol task per worker. As on tokio's multi-thread runtime, a task's
-/// critical section has no await, so a task waits for the lock by blocking
-/// its runner thread, for as long as another runner's task takes to match.
-fn mutex_cpu_smol(run: &mut Run) -> Result {
-    let (groups, workers, iterations) = (run.count("groups"), run.count("workers"), run.count("iterations"));
-    let (pattern, subject) = (Arc::new(Regex::new(PATTERN)?), Arc::<str>::from(subject()));
-    let counters: Arc<[Mutex<i64>]> = (0..groups).map(|_| Mutex::new(0)).collect();
-    let work = |tasks: smol_tasks::Tasks| {
-        let counters = Arc::clone(&counters);
-        async move {
-            let started: Vec<_> = (0..groups * workers)
-                .map(|w| {
-                    let (counters, pattern, subject) =
-                        (Arc::clone(&counters), Arc::clone(&pattern), Arc::clone(&subject));
-                    tasks.spawn(async move { match_locked(&counters[w / workers], &pattern, &subject, iterations) })
-                })
-                .collect();
-            let mut contended = 0;
-            for task in started {
-                contended += task.await?;
-            }
-            Ok::<_, crate::kit::Error>(contended)
-        }
-    };
-    let contended = smol_tasks::block_on(run, work)??;
-    report(run, counters.iter(), contended)
-}
-
-/// One monoio task per worker, as on tokio's current-thread runtime: a
-/// task's critical section has no await, so the one thread runs each task's
-/// iterations to their end before the next task starts, and none waits.
-fn mutex_cpu_monoio(run: &mut Run) -> Result {
-    let (groups, workers, iterations) = (run.count("groups"), run.count("workers"), run.count("iterations"));
-    let (pattern, subject) = (Rc::new(Regex::new(PATTERN)?), Rc::<str>::from(subject()));
-    let counters: Rc<[Mutex<i64>]> = (0..groups).map(|_| Mutex::new(0)).collect();
-    let units = run.units();
-    let work = {
-        let counters = Rc::clone(&counters);
-        async move {
-            let started: Vec<_> = (0..groups * workers)
-                .map(|w| {
-                    let (counters, pattern, subject) = (Rc::clone(&counters), Rc::clone(&pattern), Rc::clone(&subject));
-                    monoio_tasks::spawn(&units, async move {
-                        match_locked(&counters[w / workers], &pattern, &subject, iterations)
-                    })
-                })
-                .collect();
-            let mut contended = 0;
-            for task in started {
-                contended += task.await?;
-            }
-            Ok::<_, crate::kit::Error>(contended)
-        }
-    };
-    let contended = monoio_tasks::block_on(run, work)??;
-    report(run, counters.iter(), contended)
 }

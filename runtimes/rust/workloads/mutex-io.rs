@@ -20,6 +20,7 @@ use std::thread;
 use local_sync::semaphore::Semaphore;
 
 use crate::kit::{Mechanism, Result, Run};
+use crate::shared::executor::Spawner;
 use crate::shared::lock::{acquire, lock, lock_async, lock_smol};
 use crate::shared::monoio as monoio_tasks;
 use crate::shared::smol as smol_tasks;

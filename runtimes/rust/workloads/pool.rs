@@ -9,14 +9,14 @@
 // workers, and awaiting them awaits the jobs. Each worker sums the values
 // of the jobs it served, and the caller sums the workers' sums.
 use std::collections::HashMap;
-use std::rc::Rc;
 use std::sync::Arc;
 use std::thread;
 
 use crate::kit::{Mechanism, Result, Run};
-use crate::shared::monoio as monoio_tasks;
-use crate::shared::smol as smol_tasks;
-use crate::shared::tasks::{self, Flavor};
+use crate::shared::executor::{Executor, Spawner};
+use crate::shared::monoio::Monoio;
+use crate::shared::smol::Smol;
+use crate::shared::tasks::Flavor;
 use crate::shared::threads;
 
 pub const MECHANISMS: &[(&str, Mechanism)] = &[
@@ -24,8 +24,8 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", pool_threads),
     ("tokio", |run| pool_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| pool_tasks(run, Flavor::CurrentThread)),
-    ("smol", pool_smol),
-    ("monoio", pool_monoio),
+    ("smol", |run| pool_tasks(run, Smol)),
+    ("monoio", |run| pool_tasks(run, Monoio)),
 ];
 
 /// The table the jobs look up, made before the timing.
@@ -69,47 +69,13 @@ fn pool_threads(run: &mut Run) -> Result {
     Ok(())
 }
 
-/// `pool_size` tasks receiving jobs from an async-channel (tokio's own mpsc
-/// has one consumer).
-fn pool_tasks(run: &mut Run, flavor: Flavor) -> Result {
+/// `pool_size` tasks receiving jobs from an async-channel (tokio's own
+/// mpsc has one consumer, and so have local-sync's, monoio's).
+fn pool_tasks<E: Executor>(run: &mut Run, executor: E) -> Result {
     let (pool_size, jobs, keys) = (run.count("pool_size"), run.count("jobs"), run.count("keys"));
     let table = Arc::new(table(keys));
-    let units = run.units();
-    let work = async move {
+    let work = move |tasks: E::Spawner| async move {
         let (submit, take) = async_channel::unbounded::<usize>();
-        let workers: Vec<_> = (0..pool_size)
-            .map(|_| {
-                let (take, table) = (take.clone(), Arc::clone(&table));
-                tasks::spawn(&units, async move {
-                    let mut sum = 0;
-                    while let Ok(job) = take.recv().await {
-                        sum += table[&(job % keys)];
-                    }
-                    sum
-                })
-            })
-            .collect();
-        for job in 0..jobs {
-            submit.send(job).await?;
-        }
-        drop(submit);
-        let mut sum = 0;
-        for worker in workers {
-            sum += tasks::join(worker).await;
-        }
-        Ok::<_, crate::kit::Error>(sum)
-    };
-    let sum = tasks::block_on(run, flavor, work)??;
-    run.result("sum", sum);
-    Ok(())
-}
-
-/// `pool_size` smol tasks receiving jobs from a smol::channel.
-fn pool_smol(run: &mut Run) -> Result {
-    let (pool_size, jobs, keys) = (run.count("pool_size"), run.count("jobs"), run.count("keys"));
-    let table = Arc::new(table(keys));
-    let work = move |tasks: smol_tasks::Tasks| async move {
-        let (submit, take) = smol::channel::unbounded::<usize>();
         let workers: Vec<_> = (0..pool_size)
             .map(|_| {
                 let (take, table) = (take.clone(), Arc::clone(&table));
@@ -132,42 +98,7 @@ fn pool_smol(run: &mut Run) -> Result {
         }
         Ok::<_, crate::kit::Error>(sum)
     };
-    let sum = smol_tasks::block_on(run, work)??;
-    run.result("sum", sum);
-    Ok(())
-}
-
-/// `pool_size` monoio tasks receiving jobs from an async-channel, as the
-/// tokio rows' (local-sync's channels have one receiver).
-fn pool_monoio(run: &mut Run) -> Result {
-    let (pool_size, jobs, keys) = (run.count("pool_size"), run.count("jobs"), run.count("keys"));
-    let table = Rc::new(table(keys));
-    let units = run.units();
-    let work = async move {
-        let (submit, take) = async_channel::unbounded::<usize>();
-        let workers: Vec<_> = (0..pool_size)
-            .map(|_| {
-                let (take, table) = (take.clone(), Rc::clone(&table));
-                monoio_tasks::spawn(&units, async move {
-                    let mut sum = 0;
-                    while let Ok(job) = take.recv().await {
-                        sum += table[&(job % keys)];
-                    }
-                    sum
-                })
-            })
-            .collect();
-        for job in 0..jobs {
-            submit.send(job).await?;
-        }
-        drop(submit);
-        let mut sum = 0;
-        for worker in workers {
-            sum += worker.await;
-        }
-        Ok::<_, crate::kit::Error>(sum)
-    };
-    let sum = monoio_tasks::block_on(run, work)??;
+    let sum = executor.block_on(run, work)??;
     run.result("sum", sum);
     Ok(())
 }

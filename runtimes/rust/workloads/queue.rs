@@ -15,17 +15,18 @@ use std::sync::Arc;
 use std::thread;
 
 use crate::kit::{Mechanism, Result, Run};
-use crate::shared::monoio as monoio_tasks;
-use crate::shared::smol as smol_tasks;
-use crate::shared::tasks::{self, Flavor};
+use crate::shared::executor::{Executor, Spawner};
+use crate::shared::monoio::Monoio;
+use crate::shared::smol::Smol;
+use crate::shared::tasks::Flavor;
 use crate::shared::threads;
 
 pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", queue_threads),
     ("tokio", |run| queue_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| queue_tasks(run, Flavor::CurrentThread)),
-    ("smol", queue_smol),
-    ("monoio", queue_monoio),
+    ("smol", |run| queue_tasks(run, Smol)),
+    ("monoio", |run| queue_tasks(run, Monoio)),
 ];
 
 const STOP: i64 = 0; // items are 1..=items
@@ -160,11 +161,12 @@ fn consume(receiver: &crossbeam_channel::Receiver<i64>) -> Result<Tally> {
 }
 
 /// One task per producer and consumer; the channel is async-channel's,
-/// whose blocked senders and receivers yield their tasks.
-fn queue_tasks(run: &mut Run, flavor: Flavor) -> Result {
+/// whose blocked senders and receivers yield their tasks on any runtime
+/// (smol::channel is async-channel; local-sync's channels, monoio's, have
+/// one receiver, and a group's consumers share theirs).
+fn queue_tasks<E: Executor>(run: &mut Run, executor: E) -> Result {
     let p = Params::of(run);
-    let units = run.units();
-    let work = async move {
+    let work = move |tasks: E::Spawner| async move {
         let (mut producers, mut consumers) = (Vec::new(), Vec::new());
         for _ in 0..p.groups {
             let (sender, receiver) = match p.capacity {
@@ -175,25 +177,23 @@ fn queue_tasks(run: &mut Run, flavor: Flavor) -> Result {
             for _ in 0..p.producers {
                 let (sender, producing, items, consumers) =
                     (sender.clone(), Arc::clone(&producing), p.items, p.consumers);
-                producers.push(tasks::spawn(&units, async move {
-                    produce_async(&sender, &producing, items, consumers).await
-                }));
+                producers.push(tasks.spawn(async move { produce_async(&sender, &producing, items, consumers).await }));
             }
             for _ in 0..p.consumers {
                 let receiver = receiver.clone();
-                consumers.push(tasks::spawn(&units, async move { consume_async(&receiver).await }));
+                consumers.push(tasks.spawn(async move { consume_async(&receiver).await }));
             }
         }
         let mut tally = Tally::default();
         for producer in producers {
-            tally.blocked += producer.await??;
+            tally.blocked += producer.await?;
         }
         for consumer in consumers {
-            tally.add(consumer.await??);
+            tally.add(consumer.await?);
         }
         Ok::<_, crate::kit::Error>(tally)
     };
-    tasks::block_on(run, flavor, work)??.report(run)
+    executor.block_on(run, work)??.report(run)
 }
 
 async fn push_async(sender: &async_channel::Sender<i64>, value: i64) -> Result<i64> {
@@ -239,81 +239,4 @@ async fn consume_async(receiver: &async_channel::Receiver<i64>) -> Result<Tally>
         tally.count += 1;
         tally.sum += value;
     }
-}
-
-/// One smol task per producer and consumer; the channel is smol::channel,
-/// which is async-channel, as the tokio row's: the same pushes and pops
-/// (produce_async, consume_async), on smol's executor.
-fn queue_smol(run: &mut Run) -> Result {
-    let p = Params::of(run);
-    let work = move |tasks: smol_tasks::Tasks| async move {
-        let (mut producers, mut consumers) = (Vec::new(), Vec::new());
-        for _ in 0..p.groups {
-            let (sender, receiver) = match p.capacity {
-                0 => smol::channel::unbounded(),
-                capacity => smol::channel::bounded(capacity),
-            };
-            let producing = Arc::new(AtomicUsize::new(p.producers));
-            for _ in 0..p.producers {
-                let (sender, producing, items, consumers) =
-                    (sender.clone(), Arc::clone(&producing), p.items, p.consumers);
-                producers.push(tasks.spawn(async move { produce_async(&sender, &producing, items, consumers).await }));
-            }
-            for _ in 0..p.consumers {
-                let receiver = receiver.clone();
-                consumers.push(tasks.spawn(async move { consume_async(&receiver).await }));
-            }
-        }
-        let mut tally = Tally::default();
-        for producer in producers {
-            tally.blocked += producer.await?;
-        }
-        for consumer in consumers {
-            tally.add(consumer.await?);
-        }
-        Ok::<_, crate::kit::Error>(tally)
-    };
-    smol_tasks::block_on(run, work)??.report(run)
-}
-
-/// One monoio task per producer and consumer, on the tokio rows' channel:
-/// local-sync's channels have one receiver, and a group's consumers share
-/// theirs; async-channel's blocked senders and receivers yield their tasks
-/// on any runtime.
-fn queue_monoio(run: &mut Run) -> Result {
-    let p = Params::of(run);
-    let units = run.units();
-    let work = async move {
-        let (mut producers, mut consumers) = (Vec::new(), Vec::new());
-        for _ in 0..p.groups {
-            let (sender, receiver) = match p.capacity {
-                0 => async_channel::unbounded(),
-                capacity => async_channel::bounded(capacity),
-            };
-            let producing = Arc::new(AtomicUsize::new(p.producers));
-            for _ in 0..p.producers {
-                let (sender, producing, items, consumers) =
-                    (sender.clone(), Arc::clone(&producing), p.items, p.consumers);
-                producers.push(monoio_tasks::spawn(&units, async move {
-                    produce_async(&sender, &producing, items, consumers).await
-                }));
-            }
-            for _ in 0..p.consumers {
-                let receiver = receiver.clone();
-                consumers.push(monoio_tasks::spawn(
-                    &units,
-                    async move { consume_async(&receiver).await },
-                ));
-            }
-        }
-        let mut tally = Tally::default();
-        for producer in producers {
-            tally.blocked += producer.await?;
-        }
-        for consumer in consumers {
-            tally.add(consumer.await?);
-        }
-        Ok::<_, crate::kit::Error>(tally)
-    };
-    monoio_tasks::block_on(run, work)??.report(run)
 }

@@ -4,19 +4,18 @@
 use std::thread;
 use std::time::Duration;
 
-use crate::shared::monoio as monoio_tasks;
-use smol::Timer;
-
 use crate::kit::{Mechanism, Result, Run};
-use crate::shared::smol as smol_tasks;
-use crate::shared::tasks::{self, Flavor};
+use crate::shared::executor::{Spawner, Timer};
+use crate::shared::monoio as monoio_tasks;
+use crate::shared::smol::Smol;
+use crate::shared::tasks::Flavor;
 use crate::shared::threads;
 
 pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", spawn_threads),
     ("tokio", |run| spawn_tasks(run, Flavor::MultiThread)),
     ("tokio_ct", |run| spawn_tasks(run, Flavor::CurrentThread)),
-    ("smol", spawn_smol),
+    ("smol", |run| spawn_tasks(run, Smol)),
     ("monoio", spawn_monoio),
 ];
 
@@ -42,43 +41,17 @@ fn spawn_threads(run: &mut Run) -> Result {
     Ok(())
 }
 
-/// One task per task, each sleeping in tokio::time::sleep: a timer the
-/// runtime's driver fires, not a thread asleep.
-fn spawn_tasks(run: &mut Run, flavor: Flavor) -> Result {
+/// One task per task, each sleeping on its runtime's timer (tokio's, which
+/// its driver fires; smol's, which async-io's reactor fires), not a thread
+/// asleep.
+fn spawn_tasks<E: Timer>(run: &mut Run, executor: E) -> Result {
     let (count, delay) = (run.count("tasks"), Duration::from_millis(run.count("delay_ms") as u64));
-    let units = run.units();
-    let work = async move {
-        let started: Vec<_> = (0..count)
-            .map(|i| {
-                tasks::spawn(&units, async move {
-                    if !delay.is_zero() {
-                        tokio::time::sleep(delay).await;
-                    }
-                    i as i64
-                })
-            })
-            .collect();
-        let mut sum = 0;
-        for task in started {
-            sum += task.await?;
-        }
-        Ok::<_, tokio::task::JoinError>(sum)
-    };
-    let sum = tasks::block_on(run, flavor, work)??;
-    run.result("sum", sum);
-    Ok(())
-}
-
-/// One smol task per task, each sleeping on a smol::Timer: a timer that
-/// async-io's reactor fires, not a thread asleep.
-fn spawn_smol(run: &mut Run) -> Result {
-    let (count, delay) = (run.count("tasks"), Duration::from_millis(run.count("delay_ms") as u64));
-    let work = move |tasks: smol_tasks::Tasks| async move {
+    let work = move |tasks: E::Spawner| async move {
         let started: Vec<_> = (0..count)
             .map(|i| {
                 tasks.spawn(async move {
                     if !delay.is_zero() {
-                        Timer::after(delay).await;
+                        E::sleep(delay).await;
                     }
                     i as i64
                 })
@@ -90,7 +63,7 @@ fn spawn_smol(run: &mut Run) -> Result {
         }
         sum
     };
-    let sum = smol_tasks::block_on(run, work)?;
+    let sum = executor.block_on(run, work)?;
     run.result("sum", sum);
     Ok(())
 }

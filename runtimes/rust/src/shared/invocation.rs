@@ -18,6 +18,7 @@ use std::thread;
 use tokio::task::JoinSet;
 
 use super::counted;
+use super::executor::Spawner;
 use super::monoio as monoio_tasks;
 use super::smol as smol_tasks;
 use super::tasks::{self, Flavor};

@@ -1,6 +1,7 @@
 //! The code several workloads share, so that every file in workloads/ is a
 //! workload.
 pub mod counted;
+pub mod executor;
 pub mod invocation;
 pub mod lcg;
 pub mod lock;

@@ -16,6 +16,7 @@ use monoio::time::TimeDriver;
 use monoio::{IoUringDriver, RuntimeBuilder};
 
 use super::counted;
+use super::executor::{Executor, Spawner};
 use crate::kit::{Result, Run, Units};
 
 /// The ring's submission queue: monoio's default size, set here so that the
@@ -60,6 +61,41 @@ where
     F::Output: 'static,
 {
     monoio::spawn(counted::unit(units, body))
+}
+
+/// monoio's runtime, as a workload written once for every runtime sees it.
+#[derive(Clone, Copy)]
+pub struct Monoio;
+
+impl Executor for Monoio {
+    type Spawner = Tasks;
+
+    fn block_on<F>(self, run: &mut Run, work: impl FnOnce(Tasks) -> F) -> Result<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let work = work(Tasks { units: run.units() });
+        block_on(run, work)
+    }
+}
+
+/// Spawns the run's units on the runtime of the thread the work runs on.
+#[derive(Clone)]
+pub struct Tasks {
+    units: Arc<Units>,
+}
+
+impl Spawner for Tasks {
+    type Task<T: Send + 'static> = JoinHandle<T>;
+
+    fn spawn<F>(&self, body: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        spawn(&self.units, body)
+    }
 }
 
 /// The wakers of the tasks that yielded, and of the future the runtime

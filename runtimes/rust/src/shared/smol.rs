@@ -10,11 +10,13 @@ use std::future::Future;
 use std::io;
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
+use std::time::Duration;
 
 use smol::channel::{self, Receiver, Sender};
 use smol::{Executor, Task};
 
 use super::counted;
+use super::executor::{self, Spawner, Timer};
 use crate::kit::{Result, Run, Units};
 
 /// Runs the work that `work` makes of the run's Tasks, as the run's timed
@@ -99,12 +101,42 @@ pub struct Tasks {
     units: Arc<Units>,
 }
 
-impl Tasks {
-    /// Spawns a task whose body is one unit (counted::unit). The Task is its
-    /// join: awaiting it gives what the body returned, or resumes its panic
-    /// (async-executor spawns with propagate_panic); dropping it cancels the
-    /// task.
-    pub fn spawn<T: Send + 'static>(&self, body: impl Future<Output = T> + Send + 'static) -> Task<T> {
+/// A Task is its join: awaiting it gives what the body returned, or resumes
+/// its panic (async-executor spawns with propagate_panic); dropping it
+/// cancels the task.
+impl Spawner for Tasks {
+    type Task<T: Send + 'static> = Task<T>;
+
+    fn spawn<F>(&self, body: F) -> Task<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
         self.executor.spawn(counted::unit(&self.units, body))
+    }
+}
+
+/// smol's executor, as a workload written once for every runtime sees it.
+#[derive(Clone, Copy)]
+pub struct Smol;
+
+impl executor::Executor for Smol {
+    type Spawner = Tasks;
+
+    fn block_on<F>(self, run: &mut Run, work: impl FnOnce(Tasks) -> F) -> Result<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        block_on(run, work)
+    }
+}
+
+impl Timer for Smol {
+    fn sleep(delay: Duration) -> impl Future<Output = ()> + Send + 'static {
+        let timer = smol::Timer::after(delay);
+        async move {
+            timer.await;
+        }
     }
 }

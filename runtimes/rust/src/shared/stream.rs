@@ -9,6 +9,7 @@ use monoio::BufResult;
 use smol::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use super::executor::Spawner;
 use super::monoio as monoio_tasks;
 use super::smol as smol_tasks;
 use super::tasks::{self, Flavor};

@@ -2,12 +2,16 @@
 //! tokio_ct mechanisms share their code, only the runtime differs.
 use std::future::Future;
 use std::panic;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 use tokio::runtime::{Builder, Runtime};
 use tokio::task::{JoinError, JoinHandle};
 
 use super::counted;
+use super::executor::{Executor, Spawner, Timer};
 use crate::kit::{Result, Run, Units};
 
 /// Which tokio runtime a mechanism's tasks run on.
@@ -65,4 +69,52 @@ pub async fn join<T>(unit: JoinHandle<T>) -> T {
 /// What a joined task returned (a JoinSet's join_next), or its panic.
 pub fn output<T>(joined: std::result::Result<T, JoinError>) -> T {
     joined.unwrap_or_else(|err| panic::resume_unwind(err.into_panic()))
+}
+
+impl Executor for Flavor {
+    type Spawner = Tasks;
+
+    fn block_on<F>(self, run: &mut Run, work: impl FnOnce(Tasks) -> F) -> Result<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let work = work(Tasks { units: run.units() });
+        block_on(run, self, work)
+    }
+}
+
+impl Timer for Flavor {
+    fn sleep(delay: Duration) -> impl Future<Output = ()> + Send + 'static {
+        tokio::time::sleep(delay)
+    }
+}
+
+/// Spawns the run's units on the runtime the work runs on.
+#[derive(Clone)]
+pub struct Tasks {
+    units: Arc<Units>,
+}
+
+impl Spawner for Tasks {
+    type Task<T: Send + 'static> = Joined<T>;
+
+    fn spawn<F>(&self, body: F) -> Joined<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        Joined(spawn(&self.units, body))
+    }
+}
+
+/// A task's JoinHandle, awaited for what the unit returned (join).
+pub struct Joined<T>(JoinHandle<T>);
+
+impl<T> Future for Joined<T> {
+    type Output = T;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        Pin::new(&mut self.0).poll(cx).map(output)
+    }
 }
