@@ -27,7 +27,9 @@
 //! shared::counted::unit a task's). Start is three atomic read-modify-writes
 //! on counters the run's units share (started, live, and the peak by
 //! fetch_max), touched only as a unit starts and ends, never inside its
-//! work; a thread's or a task's start and exit cost more than that. A mechanism that starts no unit calls neither.
+//! work; a thread's or a task's start and exit cost more than that. Where
+//! it weighs most, a tokio task started and awaited per operation, counting
+//! adds 20 to 38 ns (6 to 11%) to the task's 340 ns (counting_cost.rs). A mechanism that starts no unit calls neither.
 //!
 //! Evidence: each unit counts its events (a try_lock that failed, a
 //! try_send that found the channel full) in a variable of its own and
