@@ -6,5 +6,10 @@ mod shared;
 mod workloads;
 
 fn main() {
+    // The monoio row's `requires` (runtime.toml): a machine without io_uring
+    // makes the row unavailable, with the reason, instead of failing it.
+    if std::env::args().nth(1).as_deref() == Some("--probe-io-uring") {
+        shared::monoio::probe();
+    }
     kit::main(workloads::REGISTRY)
 }

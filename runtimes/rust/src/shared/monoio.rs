@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::future::{poll_fn, Future};
 use std::io;
 use std::pin::pin;
+use std::process;
 use std::sync::Arc;
 use std::task::{Poll, Waker};
 
@@ -42,6 +43,23 @@ impl Runtime {
     /// are woken each time monoio polls it (yield_now).
     pub fn block_on<F: Future>(&mut self, work: F) -> F::Output {
         self.0.block_on(waking_yielded(work))
+    }
+}
+
+/// Exits 0 if a runtime on io_uring can be made here, or 1 with the reason.
+pub fn probe() -> ! {
+    match RuntimeBuilder::<IoUringDriver>::new()
+        .with_entries(RING_ENTRIES)
+        .build()
+    {
+        Ok(_) => {
+            println!("io_uring ring");
+            process::exit(0)
+        }
+        Err(err) => {
+            println!("io_uring: {err}");
+            process::exit(1)
+        }
     }
 }
 
