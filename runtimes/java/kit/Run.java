@@ -17,6 +17,13 @@ import java.util.TreeMap;
  * pattern) and after (read the files' sizes, remove them) is untimed, the protocol's "untimed
  * steps around a run".
  *
+ * <p>Rate workloads (docs/protocol.md, "Rate workloads"): the mechanism sets up, then hands the
+ * kit one batch of {@code batch} operations with {@link #rate}, which starts the clocks and runs it
+ * until {@code seconds} have passed, reading the clock once a batch; the mechanism then, still
+ * timed, awaits what is outstanding and returns, and the kit stops the clocks. A {@code gc} of
+ * "off" is not honoured: a JVM's collector is chosen at its launch, and none of the JDK's can be
+ * turned off while it runs (the runtime's flags name the collector).
+ *
  * <p>Evidence: each unit counts its events (a tryLock that failed, an offer that found the queue
  * full) in a variable of its own; the mechanism sums them after it has awaited its units.
  */
@@ -33,6 +40,8 @@ public final class Run {
   private final Map<String, Long> result = new TreeMap<>();
   private final Map<String, Long> evidence = new TreeMap<>();
   private Clock.Span timed;
+  private Clock.Moment rate; // set by rate: where its clocks started
+  private long batches; // run by rate
 
   Run(Map<String, Object> params, Path scratch) {
     this.params = params;
@@ -62,6 +71,22 @@ public final class Run {
     return Math.toIntExact(integer(name));
   }
 
+  /** The number parameter {@code name} (a rate workload's seconds). */
+  public double number(String name) {
+    if (params.get(name) instanceof Number value) {
+      return value.doubleValue();
+    }
+    throw new IllegalArgumentException("parameter " + name + " is not a number: " + params.get(name));
+  }
+
+  /** The string parameter {@code name} (a choice such as mode). */
+  public String choice(String name) {
+    if (params.get(name) instanceof String value) {
+      return value;
+    }
+    throw new IllegalArgumentException("parameter " + name + " is not a string: " + params.get(name));
+  }
+
   /** Reports one of the values the spec's [expect] names. */
   public void result(String name, long value) {
     result.put(name, value);
@@ -82,13 +107,34 @@ public final class Run {
     timed = new Clock.Span(start, Clock.now());
   }
 
+  /**
+   * Starts the clocks and runs {@code batch}, one batch of operations, until the time box has
+   * passed (at least once); the clocks stop when the mechanism returns.
+   */
+  public void rate(Work batch) throws Exception {
+    if (rate != null || timed != null) {
+      throw new IllegalStateException("rate called twice, or with timed, in one run");
+    }
+    rate = Clock.now();
+    long deadline = rate.wall() + Math.round(number("seconds") * 1e9);
+    do {
+      batch.run();
+      batches++;
+    } while (System.nanoTime() - deadline < 0);
+  }
+
   /** The protocol's record of this run, given the clocks around the mechanism's call. */
-  Map<String, Object> answer(Clock.Span call) {
+  Map<String, Object> answer(Clock.Span call, boolean isRate) {
+    if (isRate != (rate != null)) {
+      throw new IllegalStateException(isRate
+          ? "a rate workload's mechanism must hand the kit its batches (Run.rate)"
+          : "Run.rate in a fixed workload");
+    }
     if (units.live() != 0) {
       throw new IllegalStateException(
           units.live() + " units still alive after the run: a mechanism awaits every unit it starts");
     }
-    Clock.Span span = timed != null ? timed : call;
+    Clock.Span span = timed != null ? timed : rate != null ? new Clock.Span(rate, call.stop()) : call;
     Map<String, Object> answer = new HashMap<>();
     answer.put("wall_ns", Math.max(span.stop().wall() - span.start().wall(), 1));
     answer.put("user_ns", span.stop().user() - span.start().user());
@@ -96,6 +142,9 @@ public final class Run {
     answer.put("units", units.started());
     answer.put("peak_live", units.peak());
     answer.put("result", result);
+    if (rate != null) {
+      answer.put("ops", batches * integer("batch"));
+    }
     if (!evidence.isEmpty()) {
       answer.put("evidence", evidence);
     }
