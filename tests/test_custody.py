@@ -55,6 +55,11 @@ def test_a_trial_that_leaves_a_process_running_is_stray_and_the_process_is_kille
     assert not alive(pid_when_written(tmp_path / "pids"))
 
 
+def test_a_helper_that_exits_by_itself_just_after_the_trial_is_no_stray(fake_env):
+    assert concbench("run", "-w", "triangle", "-m", "winder", "--profile", "smoke", env=fake_env).returncode == 0
+    assert records(fake_env)[0]["process"]["strays"] == 0
+
+
 def test_an_honest_trial_has_no_strays(fake_env):
     assert concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=fake_env).returncode == 0
     assert records(fake_env)[0]["process"]["strays"] == 0

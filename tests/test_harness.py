@@ -37,6 +37,7 @@ def test_every_failure_is_classified_stored_and_the_run_goes_on(fake_env):
         "slow": {"ok"},
         "forker": {"stray"},
         "escaper": {"stray"},
+        "winder": {"ok"},
         "hog": {"ok"},
         "reserve": {"ok"},
         "forks": {"ok"},

@@ -1,0 +1,236 @@
+%% The concbench Erlang kit: serves one trial (docs/protocol.md), the
+%% request on stdin and the answer as the last line of stdout.
+%%
+%% A workload is a module in workloads/<id>.erl, one exported function of
+%% arity 1 per mechanism, named after it. Its module is concbench_<id> (dashes
+%% as underscores): queue and pool are names of OTP's own modules. The
+%% Makefile compiles workloads/<id>.erl to build/workloads/<id>.beam, and the
+%% kit loads that file, so that the file's name is the workload id.
+%%
+%% A mechanism takes the run (param/2 reads its parameters), does the whole
+%% job of one run (starts its units, awaits every one, closes what it
+%% opened) and returns #{result => #{Name => Integer}}, with evidence =>
+%% #{Name => Count | null} where the spec declares some. The kit times the
+%% whole call, unless the mechanism hands it its work with timed/1 and
+%% returns the span it gave, span => Span: what it does before (a table the
+%% jobs read) and after (deleting it) is then untimed.
+%%
+%% Units and peak_live (docs/protocol.md, "Evidence"): a unit is a process
+%% started with spawn_unit/2, which counts it as its first act and last, on
+%% an atomics array the run's processes share (started, live, and the peak
+%% by compare-and-exchange), touched only as a unit starts and ends, never
+%% inside its work. Its value goes to the caller as a message, and
+%% await_units/3 takes the values and the monitors' 'DOWN's.
+%%
+%% Evidence: each unit counts its events (a send that found the mailbox
+%% full) itself and hands them back with its value; the mechanism sums them
+%% after it has awaited its units.
+%%
+%% CPU time: the BEAM tells user and system time apart nowhere but in
+%% /proc/self/stat (erlang:statistics(runtime) is their sum, in ms), so the
+%% kit reads them there, in clock ticks of 10 ms: a run shorter than a tick
+%% may report 0.
+-module(concbench_kit).
+
+-export([main/1, param/2, timed/1, spawn_unit/2, await_units/3]).
+
+-export_type([run/0, span/0]).
+
+-opaque run() :: #{params := map(), units := atomics:atomics_ref(), scratch := binary()}.
+-opaque span() :: {moment(), moment()}.
+-type moment() :: #{wall := integer(), user := integer(), sys := integer()}.
+
+%% The slots of a run's unit counter.
+-define(STARTED, 1).
+-define(LIVE, 2).
+-define(PEAK, 3).
+%% Linux's USER_HZ, the unit of /proc's CPU times, is 100 on every
+%% architecture's user-space ABI.
+-define(NS_PER_TICK, 10_000_000).
+
+%% Called by erl -run with the folder of the compiled workloads.
+-spec main([string()]) -> no_return().
+main([WorkloadDir]) ->
+    {Answer, Status} =
+        try
+            {serve(read_request(), WorkloadDir), 0}
+        catch
+            throw:{refusal, Reason} ->
+                {#{ok => false, error => Reason}, 0};
+            Class:Reason:Stack ->
+                io:format(standard_error, "~p:~P~n~P~n", [Class, Reason, 30, Stack, 30]),
+                {#{ok => false, error => one_line(Reason)}, 1}
+        end,
+    Reply = maps:merge(#{runs => []}, Answer#{runtime => runtime()}),
+    io:put_chars([concbench_json:encode(Reply), $\n]),
+    erlang:halt(Status).
+
+%% The integer, number or choice parameter Name.
+-spec param(run(), atom()) -> integer() | float() | binary().
+param(#{params := Params}, Name) -> maps:get(atom_to_binary(Name), Params).
+
+%% Does Work, the only part of the run the kit then times.
+-spec timed(fun(() -> Value)) -> {Value, span()}.
+timed(Work) ->
+    Start = clock_start(),
+    Value = Work(),
+    {Value, {Start, clock_stop()}}.
+
+%% Starts a monitored process that runs Body as one unit of the run and
+%% sends the caller its value; await_units/3 awaits it.
+-spec spawn_unit(run(), fun(() -> term())) -> {pid(), reference()}.
+spawn_unit(#{units := Units}, Body) ->
+    Caller = self(),
+    spawn_monitor(fun() ->
+        unit_started(Units),
+        Value = Body(),
+        unit_finished(Units),
+        Caller ! {unit_value, Value}
+    end).
+
+%% Awaits Count units, folding their values into Acc in the order they
+%% come. A unit sends its value before it exits, so its value is here once
+%% its 'DOWN' is. Both are taken as they come, never one unit's selectively:
+%% a million units' messages are then read once each.
+-spec await_units(non_neg_integer(), fun((term(), Acc) -> Acc), Acc) -> Acc.
+await_units(0, _Fold, Acc) ->
+    Acc;
+await_units(Count, Fold, Acc) ->
+    receive
+        {unit_value, Value} ->
+            await_units(Count, Fold, Fold(Value, Acc));
+        {'DOWN', _, process, _, normal} ->
+            await_units(Count - 1, Fold, Acc);
+        {'DOWN', _, process, Pid, Reason} ->
+            error({unit_failed, Pid, Reason})
+    end.
+
+read_request() ->
+    ok = io:setopts(standard_io, [binary]),
+    concbench_json:decode(read_all(standard_io, [])).
+
+read_all(Device, Chunks) ->
+    case io:get_chars(Device, "", 65536) of
+        eof -> iolist_to_binary(lists:reverse(Chunks));
+        Chunk when is_binary(Chunk) -> read_all(Device, [Chunk | Chunks])
+    end.
+
+serve(#{<<"kind">> := <<"floor">>}, _WorkloadDir) ->
+    #{ok => true};
+serve(#{<<"kind">> := <<"list">>}, WorkloadDir) ->
+    #{ok => true, implements => implemented(WorkloadDir)};
+serve(#{<<"kind">> := <<"fixed">>} = Request, WorkloadDir) ->
+    #{<<"workload">> := Workload, <<"mechanism">> := Mechanism, <<"warmup">> := Warmup, <<"runs">> := Runs} =
+        Request,
+    Run = mechanism(WorkloadDir, Workload, Mechanism),
+    Measured = [(measure(Run, Request))#{warmup => I =< Warmup} || I <- lists:seq(1, Warmup + Runs)],
+    #{ok => true, runs => Measured};
+serve(#{<<"kind">> := Kind}, _WorkloadDir) ->
+    throw({refusal, <<"kind ", Kind/binary, " is not implemented in the Erlang kit">>}).
+
+%% The mechanism's function, from the workload's compiled file.
+mechanism(WorkloadDir, Workload, Mechanism) ->
+    Path = filename:join(WorkloadDir, binary_to_list(Workload) ++ ".beam"),
+    Module = binary_to_atom(<<"concbench_", (underscored(Workload))/binary>>),
+    Function = binary_to_atom(Mechanism),
+    Loaded =
+        case file:read_file(Path) of
+            {ok, Beam} -> code:load_binary(Module, Path, Beam);
+            {error, _} -> missing
+        end,
+    case Loaded =:= {module, Module} andalso erlang:function_exported(Module, Function, 1) of
+        true -> fun Module:Function/1;
+        false -> throw({refusal, <<"mechanism ", Mechanism/binary, " is not implemented for workload ", Workload/binary>>})
+    end.
+
+%% The protocol's list answer: every compiled workload, with its mechanisms.
+implemented(WorkloadDir) ->
+    maps:from_list([
+        {list_to_binary(filename:basename(Path, ".beam")), mechanisms(Path)}
+     || Path <- filelib:wildcard(filename:join(WorkloadDir, "*.beam"))
+    ]).
+
+mechanisms(Path) ->
+    {ok, {_Module, [{exports, Exports}]}} = beam_lib:chunks(Path, [exports]),
+    lists:sort([atom_to_binary(Name) || {Name, 1} <- Exports, Name =/= module_info]).
+
+underscored(Workload) -> binary:replace(Workload, <<"-">>, <<"_">>, [global]).
+
+%% One run: the clocks around the mechanism, or around the span it timed.
+%% The caller's garbage is collected first, outside the clocks, so that no
+%% run pays for another's.
+measure(Mechanism, #{<<"params">> := Params, <<"scratch">> := Scratch}) ->
+    Units = atomics:new(3, [{signed, true}]),
+    garbage_collect(),
+    Start = clock_start(),
+    Outcome = Mechanism(#{params => Params, units => Units, scratch => Scratch}),
+    {From, To} = maps:get(span, Outcome, {Start, clock_stop()}),
+    case atomics:get(Units, ?LIVE) of
+        0 -> ok;
+        Live -> error({units_still_alive, Live})
+    end,
+    Evidence = maps:with([evidence], Outcome),
+    Evidence#{
+        wall_ns => max(maps:get(wall, To) - maps:get(wall, From), 1),
+        user_ns => maps:get(user, To) - maps:get(user, From),
+        sys_ns => maps:get(sys, To) - maps:get(sys, From),
+        units => atomics:get(Units, ?STARTED),
+        peak_live => atomics:get(Units, ?PEAK),
+        result => maps:get(result, Outcome)
+    }.
+
+unit_started(Units) ->
+    atomics:add(Units, ?STARTED, 1),
+    raise_peak(Units, atomics:add_get(Units, ?LIVE, 1)).
+
+%% Every change of live is one step in its order, so the values add_get
+%% returns are every value it took: their maximum is the peak.
+raise_peak(Units, Live) ->
+    Peak = atomics:get(Units, ?PEAK),
+    case Live > Peak andalso atomics:compare_exchange(Units, ?PEAK, Peak, Live) =/= ok of
+        true -> raise_peak(Units, Live);
+        false -> ok
+    end.
+
+unit_finished(Units) -> atomics:sub(Units, ?LIVE, 1).
+
+%% The CPU times are read outside the wall clock's span, before it starts
+%% and after it stops: reading them is a file read.
+clock_start() ->
+    Cpu = cpu_times(),
+    Cpu#{wall => erlang:monotonic_time(nanosecond)}.
+
+clock_stop() ->
+    Wall = erlang:monotonic_time(nanosecond),
+    (cpu_times())#{wall => Wall}.
+
+%% utime and stime, the 14th and 15th fields of /proc/self/stat; the 2nd,
+%% the command's name in parentheses, may hold spaces, so the fields are
+%% counted after its closing parenthesis (from the 3rd).
+cpu_times() ->
+    {ok, Stat} = file:read_file("/proc/self/stat"),
+    [_, AfterName] = string:split(Stat, <<") ">>, trailing),
+    Fields = string:lexemes(AfterName, " "),
+    Ticks = fun(Field) -> binary_to_integer(lists:nth(Field - 2, Fields)) * ?NS_PER_TICK end,
+    #{user => Ticks(14), sys => Ticks(15)}.
+
+runtime() ->
+    #{name => <<"erlang">>, version => otp_version(), flags => flags()}.
+
+%% The full OTP version (25.2.3), which only the release's OTP_VERSION file holds.
+otp_version() ->
+    Release = erlang:system_info(otp_release),
+    {ok, Version} = file:read_file(filename:join([code:root_dir(), "releases", Release, "OTP_VERSION"])),
+    string:trim(Version).
+
+%% The emulator flags in force, as erl takes them.
+flags() ->
+    Schedulers = erlang:system_info(schedulers),
+    Online = erlang:system_info(schedulers_online),
+    [
+        iolist_to_binary(io_lib:format("+S ~b:~b", [Schedulers, Online])),
+        iolist_to_binary(io_lib:format("+P ~b", [erlang:system_info(process_limit)]))
+    ].
+
+one_line(Reason) ->
+    iolist_to_binary(string:replace(io_lib:format("~0tp", [Reason]), "\n", " ", all)).

@@ -1,0 +1,135 @@
+package concbench.kit;
+
+import concbench.workloads.Registry;
+import java.io.PrintStream;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * The Java kit's program: serves one trial (docs/protocol.md), the request on stdin, the answer
+ * as the last line of stdout; anything else printed goes to stderr.
+ */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) {
+    PrintStream answerOut = System.out;
+    System.setOut(System.err);
+    Map<String, Object> answer;
+    int code = 0;
+    try {
+      answer = serve();
+    } catch (Refusal refusal) {
+      answer = failure(refusal.getMessage());
+    } catch (Exception | Error e) {
+      e.printStackTrace();
+      answer = failure(String.valueOf(e).replaceAll("\\s+", " "));
+      code = 1;
+    }
+    answer.put("runtime", runtime());
+    answerOut.println(Json.write(answer));
+    answerOut.flush();
+    // Exit now: a unit a mechanism failed to await must not keep the JVM up.
+    System.exit(code);
+  }
+
+  private static Map<String, Object> serve() throws Exception {
+    if (!(Json.parse(new String(System.in.readAllBytes(), StandardCharsets.UTF_8))
+        instanceof Map<?, ?> request)) {
+      throw new IllegalArgumentException("the request is not a JSON object");
+    }
+    Map<String, Object> answer = new LinkedHashMap<>();
+    answer.put("ok", true);
+    answer.put("runs", List.of());
+    switch (String.valueOf(request.get("kind"))) {
+      case "floor" -> {}
+      case "list" -> answer.put("implements", implemented());
+      case "fixed" -> answer.put("runs", runs(request));
+      default -> throw new Refusal("unknown kind " + request.get("kind"));
+    }
+    return answer;
+  }
+
+  /** warmup + runs runs of the requested mechanism, warm-ups first. */
+  private static List<Map<String, Object>> runs(Map<?, ?> request) throws Exception {
+    Mechanism mechanism = find((String) request.get("workload"), (String) request.get("mechanism"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> params = (Map<String, Object>) request.get("params");
+    Path scratch = Path.of((String) request.get("scratch"));
+    long warmup = (Long) request.get("warmup");
+    long total = warmup + (Long) request.get("runs");
+    List<Map<String, Object>> runs = new ArrayList<>();
+    for (long i = 0; i < total; i++) {
+      Map<String, Object> run = measure(mechanism, new Run(params, scratch));
+      run.put("warmup", i < warmup);
+      runs.add(run);
+    }
+    return runs;
+  }
+
+  /**
+   * One run: the clocks around the mechanism's call (or its timed work). A collection of the
+   * previous run's garbage is asked for first, outside the clocks, so that no run pays for
+   * another's.
+   */
+  private static Map<String, Object> measure(Mechanism mechanism, Run run) throws Exception {
+    System.gc();
+    Clock.Moment start = Clock.now();
+    mechanism.run(run);
+    return run.answer(new Clock.Span(start, Clock.now()));
+  }
+
+  private static Mechanism find(String workload, String mechanism) throws Refusal {
+    Supplier<Workload> implementation = Registry.WORKLOADS.get(workload);
+    Mechanism found = implementation == null ? null : implementation.get().mechanisms().get(mechanism);
+    if (found != null) {
+      return found;
+    }
+    throw new Refusal("mechanism " + mechanism + " is not implemented for workload " + workload);
+  }
+
+  /** The protocol's list answer: every workload with its mechanisms. */
+  private static Map<String, Object> implemented() {
+    Map<String, Object> out = new TreeMap<>();
+    Registry.WORKLOADS.forEach((id, implementation) ->
+        out.put(id, new TreeSet<>(implementation.get().mechanisms().keySet())));
+    return out;
+  }
+
+  private static Map<String, Object> failure(String error) {
+    Map<String, Object> answer = new LinkedHashMap<>();
+    answer.put("ok", false);
+    answer.put("error", error);
+    answer.put("runs", List.of());
+    return answer;
+  }
+
+  /**
+   * The JVM and the flags in force: those on its command line (the Makefile's JVMFLAGS), and what
+   * its ergonomics chose from the machine: the collector, the processors it sees and the most
+   * heap it may take.
+   */
+  private static Map<String, Object> runtime() {
+    List<String> flags = new ArrayList<>(ManagementFactory.getRuntimeMXBean().getInputArguments());
+    flags.add("gc=" + ManagementFactory.getGarbageCollectorMXBeans().stream()
+        .map(GarbageCollectorMXBean::getName)
+        .collect(Collectors.joining(",")));
+    flags.add("processors=" + Runtime.getRuntime().availableProcessors());
+    flags.add("max_heap_mib=" + Runtime.getRuntime().maxMemory() / (1024 * 1024));
+    Map<String, Object> runtime = new LinkedHashMap<>();
+    runtime.put("name", "java");
+    runtime.put("version", Runtime.version() + " (" + System.getProperty("java.vendor.version", System.getProperty("java.vendor")) + ")");
+    runtime.put("flags", flags);
+    return runtime;
+  }
+}

@@ -1,0 +1,91 @@
+// Pool (workloads/pool.toml): a pool of `pool_size` workers serves `jobs`
+// jobs; job j looks up key j mod `keys` in a table made before the timing
+// (key k holds 2k + 1) and returns its value. All jobs are submitted, then
+// all are awaited, and the values summed.
+package concbench.workloads;
+
+import concbench.kit.Mechanism;
+import concbench.kit.Run;
+import concbench.kit.Workload;
+import concbench.lib.CountedPool;
+import concbench.lib.Threads;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+
+final class Pool implements Workload {
+  private static final int STOP = -1; // jobs are numbered from 0
+
+  @Override
+  public Map<String, Mechanism> mechanisms() {
+    Map<String, Mechanism> mechanisms = new HashMap<>(Threads.mechanisms(Pool::workers));
+    mechanisms.put("pool", Pool::executor);
+    return mechanisms;
+  }
+
+  /** The table the jobs look up, made before the timing. */
+  private static Map<Integer, Long> table(int keys) {
+    Map<Integer, Long> table = new HashMap<>();
+    for (int k = 0; k < keys; k++) {
+      table.put(k, 2L * k + 1);
+    }
+    return table;
+  }
+
+  /**
+   * A hand-made pool: `pool_size` threads taking job numbers from a LinkedBlockingQueue (no
+   * bound, so that submitting never waits for a worker), each job's value written into its own
+   * slot; a stop token per worker, after the jobs, ends them.
+   */
+  private static void workers(Run run, ThreadFactory threads) throws Exception {
+    int poolSize = run.count("pool_size"), jobs = run.count("jobs"), keys = run.count("keys");
+    Map<Integer, Long> table = table(keys);
+    long[] values = new long[jobs];
+    run.timed(() -> {
+      BlockingQueue<Integer> queue = new LinkedBlockingQueue<>();
+      Threads.Started workers = Threads.start(run.units(), threads, poolSize, worker -> {
+        for (int job = queue.take(); job != STOP; job = queue.take()) {
+          values[job] = table.get(job % keys);
+        }
+      });
+      for (int job = 0; job < jobs; job++) {
+        queue.put(job);
+      }
+      for (int worker = 0; worker < poolSize; worker++) {
+        queue.put(STOP);
+      }
+      workers.join();
+    });
+    long sum = 0;
+    for (long value : values) {
+      sum += value;
+    }
+    run.result("sum", sum);
+  }
+
+  /**
+   * Java's own pool: a fixed ThreadPoolExecutor, each job a CompletableFuture supplied on it;
+   * all are awaited, then the pool closed (its threads awaited), and the values summed after the
+   * clocks stop.
+   */
+  private static void executor(Run run) throws Exception {
+    int poolSize = run.count("pool_size"), jobs = run.count("jobs"), keys = run.count("keys");
+    Map<Integer, Long> table = table(keys);
+    List<CompletableFuture<Long>> values = new ArrayList<>(jobs);
+    run.timed(() -> {
+      try (CountedPool pool = new CountedPool(run.units(), poolSize)) {
+        for (int job = 0; job < jobs; job++) {
+          int key = job % keys;
+          values.add(CompletableFuture.supplyAsync(() -> table.get(key), pool.executor()));
+        }
+        CompletableFuture.allOf(values.toArray(CompletableFuture[]::new)).join();
+      }
+    });
+    run.result("sum", values.stream().mapToLong(CompletableFuture::join).sum());
+  }
+}
