@@ -56,7 +56,8 @@
 # shares, but take no lock: their instructions (opt_plus, opt_newarray_max,
 # setinstancevariable; see Units#start) have no interrupt check between the
 # read and the write, so under the GVL no other thread runs in between and
-# nothing waits for them; fibers switch only where they block. Spans are
+# nothing waits for them; fibers switch only where they block. Without a GVL
+# (JRuby) they take a lock of the kit's own instead (LockedUnits). Spans are
 # swept, and peak_live computed, after the clocks stop. A mechanism that
 # starts no unit (none) touches nothing: units = peak_live = 0. The caller's
 # thread is the unit where it does the work itself with the units' means (a
@@ -88,9 +89,12 @@
 require "json"
 
 module Kit
-  # The mechanisms are those runtime.toml names (its [mechanisms.NAME] tables),
-  # not a list of the kit's own: a workload implements the ones it responds to.
-  MECHANISMS = File.read(File.join(__dir__, "runtime.toml")).scan(/^\[mechanisms\.(\w+)\]$/).flatten.freeze
+  # CRuby's threads run Ruby code one at a time, under its global VM lock;
+  # JRuby's run at once, on JVM threads.
+  GVL = RUBY_ENGINE == "ruby"
+  # The engine's version, recorded with every trial; JRuby's also names the
+  # Ruby it implements and the JVM it runs on.
+  VERSION = RUBY_ENGINE != "jruby" ? RUBY_VERSION : "#{RUBY_ENGINE_VERSION} (ruby #{RUBY_VERSION}, java #{ENV_JAVA['java.version']})"
   # The mechanisms that run on concbench's own scheduler (scheduler.rb), and its back end.
   SCHEDULERS = { "uring" => :UringScheduler, "uring_direct" => :UringScheduler, "epoll" => :EpollScheduler }.freeze
   LIBRARIES = { "fiber" => "async", "celluloid" => "celluloid", "concurrent" => "concurrent-edge",
@@ -187,6 +191,31 @@ module Kit
     end
   end
 
+  # A run's units where threads run Ruby code at once (no GVL: JRuby): the
+  # counters' reads and writes are no longer whole, so start, finish and task
+  # take a lock of the kit's own, at a unit's first and last act only (a
+  # task's between its jobs), never inside its work.
+  class LockedUnits < Units
+    def initialize
+      super
+      @lock = Thread::Mutex.new
+    end
+
+    def start = @lock.synchronize { super }
+
+    def finish = @lock.synchronize { super }
+
+    def task
+      @lock.synchronize do
+        @threads[Thread.current] = true
+        @busiest = [@busy += 1, @busiest].max
+      end
+      yield
+    ensure
+      @lock.synchronize { @busy -= 1 }
+    end
+  end
+
   class << self
     # The trial's scratch directory, for the workloads' files.
     attr_reader :scratch
@@ -257,7 +286,12 @@ module Kit
       end
     end
 
-    def main
+    # `manifest`: the runtime.toml of the runtime the kit serves, whose
+    # [mechanisms.NAME] tables are the mechanisms (not a list of the kit's own:
+    # a workload implements the ones it responds to). It is the command's
+    # argument, so that another Ruby (runtimes/jruby) runs this kit with its own.
+    def main(manifest)
+      @mechanisms = File.read(manifest).scan(/^\[mechanisms\.(\w+)\]$/).flatten.freeze
       response_out = STDOUT.dup
       STDOUT.reopen(STDERR) # anything else written to stdout, by us or a child, goes to stderr
       code = 0
@@ -299,8 +333,8 @@ module Kit
       loop_params = rate ? params.slice(*LOOP_PARAMS) : {}
       params = params.except(*LOOP_PARAMS) if rate
       if loop_params[:gc] == "off"
-        GC.disable # as the Concurrently seed does; recorded in the flags
-        @flags << "gc=off"
+        GC.disable # as the Concurrently seed does; recorded in the flags where it holds
+        @flags << "gc=off" unless RUBY_ENGINE == "jruby" # whose GC.disable does nothing: the JVM collects
       end
       impl.prepare(**params) if impl.respond_to?(:prepare)
       warmup = request.fetch("warmup")
@@ -326,7 +360,7 @@ module Kit
       Celluloid.logger.level = Logger::ERROR if mechanism == "celluloid"
     end
 
-    def mechanisms(impl) = MECHANISMS.select { |name| impl.respond_to?(entry(impl, name)) }
+    def mechanisms(impl) = @mechanisms.select { |name| impl.respond_to?(entry(impl, name)) }
 
     # The workload's method for a mechanism (see FIBER_ROWS).
     def entry(impl, mechanism)
@@ -334,10 +368,11 @@ module Kit
     end
 
     # Every workload file's mechanisms (the protocol's list request). The
-    # libraries are loaded first: a workload defines its actors only with them.
+    # libraries of the manifest's mechanisms are loaded first: a workload
+    # defines its actors only with them.
     # One that is missing is left out: its mechanism's probe says so.
     def implemented
-      LIBRARIES.each_key do |mechanism|
+      LIBRARIES.slice(*@mechanisms).each_key do |mechanism|
         load_library(mechanism)
       rescue LoadError
         next
@@ -360,7 +395,7 @@ module Kit
     end
 
     def begin_run
-      @units = Units.new
+      @units = GVL ? Units.new : LockedUnits.new
       @evidence = {}
     end
 
@@ -456,9 +491,9 @@ module Kit
 
     def runtime
       yjit = defined?(RubyVM::YJIT) && RubyVM::YJIT.enabled?
-      { name: "ruby", version: RUBY_VERSION, flags: (yjit ? ["--yjit"] : []) + @flags }
+      { name: RUBY_ENGINE, version: VERSION, flags: (yjit ? ["--yjit"] : []) + @flags }
     end
   end
 end
 
-Kit.main if $PROGRAM_NAME == __FILE__
+Kit.main(ARGV.fetch(0)) if $PROGRAM_NAME == __FILE__

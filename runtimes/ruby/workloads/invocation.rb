@@ -9,32 +9,43 @@ module Workloads
   # seed's `wait 0` inside the proc). Each mechanism hands the kit its
   # operation and what ends a batch; the count is kept by the bodies.
   #
-  # A unit is made per operation, so the units count themselves with
+  # A unit is made per operation, so the fibers count themselves with
   # Kit::Units#start and #finish's instructions inlined on locals of the
   # mechanism (`started += 1; peak = [live += 1, peak].max` first, `live -=
   # 1` last: no interrupt check between a read and its write), which cost
   # half as much as the calls, and hand the figures over after the run
   # (Kit::Units#counted). What that costs is kit.rb's COUNTING_COST.
+  # Threads cannot share such locals where they run at once (JRuby: no GVL):
+  # see #thread.
   class Invocation
     def initialize(waits:)
       @waits = waits
     end
 
+    # Threads may run at once (JRuby), so they share no counter: each body
+    # counts itself through the kit's units (Kit.units: locked where there
+    # is no GVL; the call is lost in the making of a thread) and its count is
+    # its value, which the caller adds as it awaits it. The forgotten threads
+    # are kept to be awaited at the run's end (not Thread.list: on JRuby it
+    # also holds JVM threads that never end, such as the finalizer's); those
+    # that have ended are reaped after each batch, since a dead thread kept
+    # keeps its memory (50,000 of them: 270 MiB RSS against 79 on CRuby 3.1, GC
+    # off), and reaping costs an alive? a thread, lost in its making.
     def thread(mode:, **)
-      count = started = live = peak = 0
+      units = Kit.units
       body = if @waits
-               proc { started += 1; peak = [live += 1, peak].max; Thread.pass; count += 1; live -= 1 }
+               proc { units.unit { Thread.pass; 1 } }
              else
-               proc { started += 1; peak = [live += 1, peak].max; count += 1; live -= 1 }
+               proc { units.unit { 1 } }
              end
+      count = 0
       waiting = []
       case mode
-      when "await" then yield proc { Thread.new(&body).join }
-      when "batch" then yield proc { waiting << Thread.new(&body) }, proc { waiting.each(&:join).clear }
-      when "forget" then yield proc { Thread.new(&body) }, proc { Thread.pass }
+      when "await" then yield proc { count += Thread.new(&body).value }
+      when "batch" then yield proc { waiting << Thread.new(&body) }, proc { count += waiting.sum(&:value); waiting.clear }
+      when "forget" then yield proc { waiting << Thread.new(&body) }, proc { Thread.pass; waiting.reject! { |t| !t.alive? && count += t.value } }
       end
-      (Thread.list - [Thread.current]).each(&:join) # the forgotten ones
-      Kit.units.counted(started: started, peak: peak, live: live)
+      count += waiting.sum(&:value) # the forgotten ones
       { count: count }
     end
 

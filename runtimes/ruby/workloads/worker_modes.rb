@@ -85,11 +85,12 @@ module Workloads
       end
     end
 
-    # Makes the inputs (shareable: ractors take them without a copy), then
-    # hands the kit one evaluation per operation, `map` evaluating a list of
-    # inputs in order. Returns the figures summed over the run.
+    # Makes the inputs (shareable where there are ractors, which take them
+    # without a copy; JRuby has none), then hands the kit one evaluation per
+    # operation, `map` evaluating a list of inputs in order. Returns the
+    # figures summed over the run.
     def evaluations(params, kit, &map)
-      inputs = Ractor.make_shareable(setup(**params))
+      inputs = defined?(Ractor) ? Ractor.make_shareable(setup(**params)) : setup(**params)
       total = Hash.new(0)
       kit.call(proc { evaluation(inputs, total, &map) })
       total

@@ -11,7 +11,45 @@ module Workloads
   # they yield, and `turn += 1` has no interrupt check between its read and
   # its write (getlocal, opt_plus, setlocal), so under the GVL no thread runs
   # in between.
+  #
+  # Without a GVL (JRuby) the thread row's partners would run beside the
+  # measured thread on the other core, moving `turn` whether its yield gave
+  # way or not: `switched` would count parallelism, not switches. So there,
+  # as c/pthread and go/goroutine do, the row runs on one CPU (OneCpu): a
+  # partner then moves `turn` only when the scheduler switches to it. A
+  # partner preempted between its read and write of `turn` may lose an
+  # increment: `switched` can only come out low, never high (a yield with no
+  # switch leaves `turn` as it was). CRuby pays nothing: it needs no pinning.
   module Yield
+    unless Kit::GVL
+      require "ffi"
+
+      # Pins the calling thread, and the threads it starts (they inherit its
+      # affinity), to the CPU it is on, for the block.
+      module OneCpu
+        extend FFI::Library
+        ffi_lib FFI::Library::LIBC
+        attach_function :sched_getcpu, [], :int
+        attach_function :sched_getaffinity, %i[int size_t pointer], :int
+        attach_function :sched_setaffinity, %i[int size_t pointer], :int
+        MASK = 128 # bytes: a cpu_set_t (1024 CPUs)
+
+        def self.pin
+          was = FFI::MemoryPointer.new(MASK)
+          one = FFI::MemoryPointer.new(MASK)
+          raise SystemCallError.new("sched_getaffinity", FFI.errno) unless sched_getaffinity(0, MASK, was).zero?
+          cpu = sched_getcpu
+          one.put_uint8(cpu / 8, 1 << (cpu % 8))
+          raise SystemCallError.new("sched_setaffinity", FFI.errno) unless sched_setaffinity(0, MASK, one).zero?
+          begin
+            yield
+          ensure
+            sched_setaffinity(0, MASK, was)
+          end
+        end
+      end
+    end
+
     # The units are fibers; their scheduler is the caller, which resumes the
     # measured unit, then each partner, once per operation.
     def self.raw_fiber(partners:, **)
@@ -44,8 +82,15 @@ module Workloads
     end
 
     # The measured unit is the thread running the loop; its scheduler is the
-    # VM's, and the partners are threads looping Thread.pass.
-    def self.thread(partners:, **)
+    # VM's, and the partners are threads looping Thread.pass. Without a GVL,
+    # on one CPU (see above).
+    def self.thread(partners:, **, &run)
+      return OneCpu.pin { threads(partners, &run) } unless Kit::GVL || partners.zero?
+
+      threads(partners, &run)
+    end
+
+    def self.threads(partners)
       units = Kit.units
       resumed = switched = turn = 0
       stop = false
@@ -63,6 +108,7 @@ module Workloads
       Kit.evidence(switched: switched)
       { count: resumed }
     end
+    private_class_method :threads
 
     # The measured unit is the task running the loop; its scheduler is the
     # async reactor, and the partners are tasks looping task.yield.
