@@ -15,6 +15,15 @@
 %% returns the span it gave, span => Span: what it does before (a table the
 %% jobs read) and after (deleting it) is then untimed.
 %%
+%% Rate workloads (docs/protocol.md, "Rate workloads"): the mechanism sets
+%% up, then hands the kit one batch of `batch` operations with rate/2, which
+%% starts the clocks and calls it until `seconds` have passed, reading the
+%% clock once a batch; the mechanism then, still timed, awaits what is
+%% outstanding and returns rate => Rate, and the kit stops the clocks. The
+%% gc parameter is ignored: the BEAM collects each process's heap on its
+%% own and has no switch to turn collection off, so the flags never say
+%% gc=off.
+%%
 %% Units and peak_live (docs/protocol.md, "Evidence"): a unit is a process
 %% started with spawn_unit/2, which counts it as its first act and last, on
 %% an atomics array the run's processes share (started, live, and the peak
@@ -32,12 +41,13 @@
 %% may report 0.
 -module(concbench_kit).
 
--export([main/1, param/2, timed/1, spawn_unit/2, await_units/3]).
+-export([main/1, param/2, scratch/1, timed/1, rate/2, spawn_unit/2, await_units/3]).
 
--export_type([run/0, span/0]).
+-export_type([run/0, span/0, rate/0]).
 
 -opaque run() :: #{params := map(), units := atomics:atomics_ref(), scratch := binary()}.
 -opaque span() :: {moment(), moment()}.
+-opaque rate() :: {moment(), pos_integer()}.
 -type moment() :: #{wall := integer(), user := integer(), sys := integer()}.
 
 %% The slots of a run's unit counter.
@@ -69,12 +79,32 @@ main([WorkloadDir]) ->
 -spec param(run(), atom()) -> integer() | float() | binary().
 param(#{params := Params}, Name) -> maps:get(atom_to_binary(Name), Params).
 
+%% The trial's scratch directory, where a workload makes its files.
+-spec scratch(run()) -> binary().
+scratch(#{scratch := Scratch}) -> Scratch.
+
 %% Does Work, the only part of the run the kit then times.
 -spec timed(fun(() -> Value)) -> {Value, span()}.
 timed(Work) ->
     Start = clock_start(),
     Value = Work(),
     {Value, {Start, clock_stop()}}.
+
+%% Starts the clocks and runs Batch until the time box has passed (at
+%% least once): the batches it ran, and the rate the mechanism returns.
+-spec rate(run(), fun(() -> term())) -> {pos_integer(), rate()}.
+rate(Run, Batch) ->
+    Start = clock_start(),
+    Deadline = maps:get(wall, Start) + round(param(Run, seconds) * 1.0e9),
+    Batches = batches(Batch, Deadline, 1),
+    {Batches, {Start, Batches}}.
+
+batches(Batch, Deadline, Ran) ->
+    Batch(),
+    case erlang:monotonic_time(nanosecond) >= Deadline of
+        true -> Ran;
+        false -> batches(Batch, Deadline, Ran + 1)
+    end.
 
 %% Starts a monitored process that runs Body as one unit of the run and
 %% sends the caller its value; await_units/3 awaits it.
@@ -119,11 +149,11 @@ serve(#{<<"kind">> := <<"floor">>}, _WorkloadDir) ->
     #{ok => true};
 serve(#{<<"kind">> := <<"list">>}, WorkloadDir) ->
     #{ok => true, implements => implemented(WorkloadDir)};
-serve(#{<<"kind">> := <<"fixed">>} = Request, WorkloadDir) ->
+serve(#{<<"kind">> := Kind} = Request, WorkloadDir) when Kind =:= <<"fixed">>; Kind =:= <<"rate">> ->
     #{<<"workload">> := Workload, <<"mechanism">> := Mechanism, <<"warmup">> := Warmup, <<"runs">> := Runs} =
         Request,
     Run = mechanism(WorkloadDir, Workload, Mechanism),
-    Measured = [(measure(Run, Request))#{warmup => I =< Warmup} || I <- lists:seq(1, Warmup + Runs)],
+    Measured = [(measure(Run, Kind, Request))#{warmup => I =< Warmup} || I <- lists:seq(1, Warmup + Runs)],
     #{ok => true, runs => Measured};
 serve(#{<<"kind">> := Kind}, _WorkloadDir) ->
     throw({refusal, <<"kind ", Kind/binary, " is not implemented in the Erlang kit">>}).
@@ -156,21 +186,28 @@ mechanisms(Path) ->
 
 underscored(Workload) -> binary:replace(Workload, <<"-">>, <<"_">>, [global]).
 
-%% One run: the clocks around the mechanism, or around the span it timed.
+%% One run: the clocks around the mechanism, around the span it timed, or
+%% from the start of its rate loop to its return.
 %% The caller's garbage is collected first, outside the clocks, so that no
 %% run pays for another's.
-measure(Mechanism, #{<<"params">> := Params, <<"scratch">> := Scratch}) ->
+measure(Mechanism, Kind, #{<<"params">> := Params, <<"scratch">> := Scratch}) ->
     Units = atomics:new(3, [{signed, true}]),
     garbage_collect(),
     Start = clock_start(),
     Outcome = Mechanism(#{params => Params, units => Units, scratch => Scratch}),
-    {From, To} = maps:get(span, Outcome, {Start, clock_stop()}),
+    {From, To} =
+        case Outcome of
+            #{rate := {RateStart, _}} -> {RateStart, clock_stop()};
+            #{span := Span} -> Span;
+            #{} when Kind =:= <<"rate">> -> error(no_rate_loop);
+            #{} -> {Start, clock_stop()}
+        end,
     case atomics:get(Units, ?LIVE) of
         0 -> ok;
         Live -> error({units_still_alive, Live})
     end,
-    Evidence = maps:with([evidence], Outcome),
-    Evidence#{
+    Reported = maps:merge(maps:with([evidence], Outcome), ops(Outcome, Params)),
+    Reported#{
         wall_ns => max(maps:get(wall, To) - maps:get(wall, From), 1),
         user_ns => maps:get(user, To) - maps:get(user, From),
         sys_ns => maps:get(sys, To) - maps:get(sys, From),
@@ -178,6 +215,10 @@ measure(Mechanism, #{<<"params">> := Params, <<"scratch">> := Scratch}) ->
         peak_live => atomics:get(Units, ?PEAK),
         result => maps:get(result, Outcome)
     }.
+
+%% A rate run's operations: batches x batch.
+ops(#{rate := {_, Batches}}, #{<<"batch">> := Batch}) -> #{ops => Batches * Batch};
+ops(#{}, _Params) -> #{}.
 
 unit_started(Units) ->
     atomics:add(Units, ?STARTED, 1),
