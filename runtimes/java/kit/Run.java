@@ -20,7 +20,8 @@ import java.util.TreeMap;
  * <p>Rate workloads (docs/protocol.md, "Rate workloads"): the mechanism sets up, then hands the
  * kit one batch of {@code batch} operations with {@link #rate}, which starts the clocks and runs it
  * until {@code seconds} have passed, reading the clock once a batch; the mechanism then, still
- * timed, awaits what is outstanding and returns, and the kit stops the clocks. A {@code gc} of
+ * timed, awaits what is outstanding and returns, and the kit stops the clocks (or the mechanism
+ * stops them with {@link #stopClocks}, to clean up untimed). A {@code gc} of
  * "off" is not honoured: a JVM's collector is chosen at its launch, and none of the JDK's can be
  * turned off while it runs (the runtime's flags name the collector).
  *
@@ -41,6 +42,7 @@ public final class Run {
   private final Map<String, Long> evidence = new TreeMap<>();
   private Clock.Span timed;
   private Clock.Moment rate; // set by rate: where its clocks started
+  private Clock.Moment rateStopped; // set by stopClocks: where they stopped, if before the return
   private long batches; // run by rate
 
   Run(Map<String, Object> params, Path scratch) {
@@ -123,6 +125,17 @@ public final class Run {
     } while (System.nanoTime() - deadline < 0);
   }
 
+  /**
+   * Stops a rate loop's clocks before the mechanism returns, once nothing is outstanding: what
+   * follows (closing a pool made before the clocks) is untimed.
+   */
+  public void stopClocks() {
+    if (rate == null || rateStopped != null) {
+      throw new IllegalStateException("stopClocks before rate, or twice");
+    }
+    rateStopped = Clock.now();
+  }
+
   /** The protocol's record of this run, given the clocks around the mechanism's call. */
   Map<String, Object> answer(Clock.Span call, boolean isRate) {
     if (isRate != (rate != null)) {
@@ -134,7 +147,8 @@ public final class Run {
       throw new IllegalStateException(
           units.live() + " units still alive after the run: a mechanism awaits every unit it starts");
     }
-    Clock.Span span = timed != null ? timed : rate != null ? new Clock.Span(rate, call.stop()) : call;
+    Clock.Moment rateStop = rateStopped != null ? rateStopped : call.stop();
+    Clock.Span span = timed != null ? timed : rate != null ? new Clock.Span(rate, rateStop) : call;
     Map<String, Object> answer = new HashMap<>();
     answer.put("wall_ns", Math.max(span.stop().wall() - span.start().wall(), 1));
     answer.put("user_ns", span.stop().user() - span.start().user());

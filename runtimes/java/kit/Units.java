@@ -41,6 +41,19 @@ public final class Units {
     };
   }
 
+  /**
+   * Figures counted elsewhere, for units the run neither starts nor finishes (a library pool's
+   * threads, made before the clocks and alive after them): the units, and the most of them alive
+   * at once. No other unit of the run may count itself.
+   */
+  public void tally(long units, long mostAlive) {
+    if (started.get() != 0) {
+      throw new IllegalStateException("a run counts its units one way");
+    }
+    started.set(units);
+    peak.set(mostAlive);
+  }
+
   long started() {
     return started.get();
   }
