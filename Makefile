@@ -24,9 +24,12 @@ test: lint
 	@$(VENV)/bin/pytest -q
 
 # Each language's standard checker: ruff for the harness, hlint for the
-# Haskell kit, ruby -wc for the Ruby kit, gofmt and go vet for the Go kit and
-# rustfmt and clippy for the Rust kit where their toolchains are installed
-# (the C kit builds with -Wall -Wextra -Werror).
+# Haskell kit, ruby -wc for the Ruby kit, gofmt and go vet for the Go kit,
+# rustfmt and clippy for the Rust kit and google-java-format for the Java kit
+# where their toolchains are installed (the C kit builds with -Wall -Wextra
+# -Werror, the Java kit with javac -Xlint -Werror, the Erlang kit with erlc
+# +warnings_as_errors: OTP 25 ships no formatter, and erlfmt comes from
+# hex.pm, which this project's machines do not reach).
 # What the tests need is installed first (hlint, and a browser for the report).
 lint: setup
 	@$(CONCBENCH) setup --tests
@@ -38,6 +41,7 @@ lint: setup
 		{ [ -z "$$unformatted" ] || { echo "gofmt: $$unformatted"; exit 1; }; } && GOTOOLCHAIN=local go vet ./...; fi
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo fmt --check && \
 		cargo clippy --release --quiet --locked --target-dir build -- -D warnings; fi
+	@if sh runtimes/java/find-jdk >/dev/null 2>&1; then $(MAKE) -s -C runtimes/java lint; fi
 
 setup: $(VENV)/installed
 	@$(CONCBENCH) setup

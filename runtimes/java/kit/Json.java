@@ -7,9 +7,9 @@ import java.util.Map;
 
 /**
  * The little JSON the protocol needs, strictly (RFC 8259): {@link #parse} reads a request into
- * maps, lists, strings, {@code Long} (integers), {@code Double} (other numbers), booleans and
- * null; {@link #write} writes an answer made of the same. The standard library has no JSON, and
- * the messages are small and flat: a dependency would weigh more than these hundred lines.
+ * maps, lists, strings, {@code Long} (integers), {@code Double} (other numbers), booleans and null;
+ * {@link #write} writes an answer made of the same. The standard library has no JSON, and the
+ * messages are small and flat: a dependency would weigh more than these hundred lines.
  */
 public final class Json {
   private final String text;

@@ -16,8 +16,8 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * The Java kit's program: serves one trial (docs/protocol.md), the request on stdin, the answer
- * as the last line of stdout; anything else printed goes to stderr.
+ * The Java kit's program: serves one trial (docs/protocol.md), the request on stdin, the answer as
+ * the last line of stdout; anything else printed goes to stderr.
  */
 public final class Main {
   private Main() {}
@@ -93,7 +93,8 @@ public final class Main {
 
   private static Mechanism find(String workload, String mechanism) throws Refusal {
     Supplier<Workload> implementation = Registry.WORKLOADS.get(workload);
-    Mechanism found = implementation == null ? null : implementation.get().mechanisms().get(mechanism);
+    Mechanism found =
+        implementation == null ? null : implementation.get().mechanisms().get(mechanism);
     if (found != null) {
       return found;
     }
@@ -103,8 +104,9 @@ public final class Main {
   /** The protocol's list answer: every workload with its mechanisms. */
   private static Map<String, Object> implemented() {
     Map<String, Object> out = new TreeMap<>();
-    Registry.WORKLOADS.forEach((id, implementation) ->
-        out.put(id, new TreeSet<>(implementation.get().mechanisms().keySet())));
+    Registry.WORKLOADS.forEach(
+        (id, implementation) ->
+            out.put(id, new TreeSet<>(implementation.get().mechanisms().keySet())));
     return out;
   }
 
@@ -118,19 +120,26 @@ public final class Main {
 
   /**
    * The JVM and the flags in force: those on its command line (the Makefile's JVMFLAGS), and what
-   * its ergonomics chose from the machine: the collector, the processors it sees and the most
-   * heap it may take.
+   * its ergonomics chose from the machine: the collector, the processors it sees and the most heap
+   * it may take.
    */
   private static Map<String, Object> runtime() {
     List<String> flags = new ArrayList<>(ManagementFactory.getRuntimeMXBean().getInputArguments());
-    flags.add("gc=" + ManagementFactory.getGarbageCollectorMXBeans().stream()
-        .map(GarbageCollectorMXBean::getName)
-        .collect(Collectors.joining(",")));
+    flags.add(
+        "gc="
+            + ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .map(GarbageCollectorMXBean::getName)
+                .collect(Collectors.joining(",")));
     flags.add("processors=" + Runtime.getRuntime().availableProcessors());
     flags.add("max_heap_mib=" + Runtime.getRuntime().maxMemory() / (1024 * 1024));
     Map<String, Object> runtime = new LinkedHashMap<>();
     runtime.put("name", "java");
-    runtime.put("version", Runtime.version() + " (" + System.getProperty("java.vendor.version", System.getProperty("java.vendor")) + ")");
+    runtime.put(
+        "version",
+        Runtime.version()
+            + " ("
+            + System.getProperty("java.vendor.version", System.getProperty("java.vendor"))
+            + ")");
     runtime.put("flags", flags);
     return runtime;
   }

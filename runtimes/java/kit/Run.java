@@ -9,21 +9,20 @@ import java.util.TreeMap;
  * One run of a mechanism: its parameters, and what it reports. What a workload file sees of the
  * kit, with {@link Units}.
  *
- * <p>A mechanism reads its parameters ({@link #count}, {@link #integer}), does the whole job of
- * one run (starts its units, awaits every one of them, closes what it opened), and reports the
- * result ({@link #result}) and the workload's evidence ({@link #evidence}). The kit times the
- * whole call, unless the mechanism hands it its work with {@link #timed}: then only that call is
- * timed, and what the mechanism does before (make the files the work writes into, compile a
- * pattern) and after (read the files' sizes, remove them) is untimed, the protocol's "untimed
- * steps around a run".
+ * <p>A mechanism reads its parameters ({@link #count}, {@link #integer}), does the whole job of one
+ * run (starts its units, awaits every one of them, closes what it opened), and reports the result
+ * ({@link #result}) and the workload's evidence ({@link #evidence}). The kit times the whole call,
+ * unless the mechanism hands it its work with {@link #timed}: then only that call is timed, and
+ * what the mechanism does before (make the files the work writes into, compile a pattern) and after
+ * (read the files' sizes, remove them) is untimed, the protocol's "untimed steps around a run".
  *
- * <p>Rate workloads (docs/protocol.md, "Rate workloads"): the mechanism sets up, then hands the
- * kit one batch of {@code batch} operations with {@link #rate}, which starts the clocks and runs it
+ * <p>Rate workloads (docs/protocol.md, "Rate workloads"): the mechanism sets up, then hands the kit
+ * one batch of {@code batch} operations with {@link #rate}, which starts the clocks and runs it
  * until {@code seconds} have passed, reading the clock once a batch; the mechanism then, still
  * timed, awaits what is outstanding and returns, and the kit stops the clocks (or the mechanism
- * stops them with {@link #stopClocks}, to clean up untimed). A {@code gc} of
- * "off" is not honoured: a JVM's collector is chosen at its launch, and none of the JDK's can be
- * turned off while it runs (the runtime's flags name the collector).
+ * stops them with {@link #stopClocks}, to clean up untimed). A {@code gc} of "off" is not honoured:
+ * a JVM's collector is chosen at its launch, and none of the JDK's can be turned off while it runs
+ * (the runtime's flags name the collector).
  *
  * <p>Evidence: each unit counts its events (a tryLock that failed, an offer that found the queue
  * full) in a variable of its own; the mechanism sums them after it has awaited its units.
@@ -65,7 +64,8 @@ public final class Run {
     if (params.get(name) instanceof Long value) {
       return value;
     }
-    throw new IllegalArgumentException("parameter " + name + " is not an integer: " + params.get(name));
+    throw new IllegalArgumentException(
+        "parameter " + name + " is not an integer: " + params.get(name));
   }
 
   /** The integer parameter {@code name}, as a count of things an array or loop holds. */
@@ -78,7 +78,8 @@ public final class Run {
     if (params.get(name) instanceof Number value) {
       return value.doubleValue();
     }
-    throw new IllegalArgumentException("parameter " + name + " is not a number: " + params.get(name));
+    throw new IllegalArgumentException(
+        "parameter " + name + " is not a number: " + params.get(name));
   }
 
   /** The string parameter {@code name} (a choice such as mode). */
@@ -86,7 +87,8 @@ public final class Run {
     if (params.get(name) instanceof String value) {
       return value;
     }
-    throw new IllegalArgumentException("parameter " + name + " is not a string: " + params.get(name));
+    throw new IllegalArgumentException(
+        "parameter " + name + " is not a string: " + params.get(name));
   }
 
   /** Reports one of the values the spec's [expect] names. */
@@ -139,13 +141,15 @@ public final class Run {
   /** The protocol's record of this run, given the clocks around the mechanism's call. */
   Map<String, Object> answer(Clock.Span call, boolean isRate) {
     if (isRate != (rate != null)) {
-      throw new IllegalStateException(isRate
-          ? "a rate workload's mechanism must hand the kit its batches (Run.rate)"
-          : "Run.rate in a fixed workload");
+      throw new IllegalStateException(
+          isRate
+              ? "a rate workload's mechanism must hand the kit its batches (Run.rate)"
+              : "Run.rate in a fixed workload");
     }
     if (units.live() != 0) {
       throw new IllegalStateException(
-          units.live() + " units still alive after the run: a mechanism awaits every unit it starts");
+          units.live()
+              + " units still alive after the run: a mechanism awaits every unit it starts");
     }
     Clock.Moment rateStop = rateStopped != null ? rateStopped : call.stop();
     Clock.Span span = timed != null ? timed : rate != null ? new Clock.Span(rate, rateStop) : call;

@@ -3,9 +3,9 @@ package concbench.kit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A run's units, counted as they start and finish (docs/protocol.md, "Evidence"): every unit
- * calls {@link #start} as the first act of its body and {@link #finish} as its last. Start is
- * three atomic operations on counters the run's units share (started, live, and the peak by
+ * A run's units, counted as they start and finish (docs/protocol.md, "Evidence"): every unit calls
+ * {@link #start} as the first act of its body and {@link #finish} as its last. Start is three
+ * atomic operations on counters the run's units share (started, live, and the peak by
  * compare-and-swap), touched only as a unit starts and ends, never inside its work: less than
  * starting a thread, platform or virtual, costs.
  */
@@ -43,8 +43,8 @@ public final class Units {
 
   /**
    * Figures counted elsewhere, for units the run neither starts nor finishes (a library pool's
-   * threads, made before the clocks and alive after them): the units, and the most of them alive
-   * at once. No other unit of the run may count itself.
+   * threads, made before the clocks and alive after them): the units, and the most of them alive at
+   * once. No other unit of the run may count itself.
    */
   public void tally(long units, long mostAlive) {
     if (started.get() != 0) {

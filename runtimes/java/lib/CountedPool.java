@@ -10,10 +10,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The pool row's executor: a fixed pool of {@code size} platform threads (Executors'
- * newFixedThreadPool, all its threads started at once), whose threads are the run's units,
- * counted around each worker's loop. Closing it shuts the pool down and awaits its threads:
- * the pool reports termination from inside its last worker's loop, so the threads themselves
- * are joined too, so that none is still counted live when the run ends.
+ * newFixedThreadPool, all its threads started at once), whose threads are the run's units, counted
+ * around each worker's loop. Closing it shuts the pool down and awaits its threads: the pool
+ * reports termination from inside its last worker's loop, so the threads themselves are joined too,
+ * so that none is still counted live when the run ends.
  */
 public final class CountedPool implements AutoCloseable {
   private final Units units;
@@ -22,8 +22,9 @@ public final class CountedPool implements AutoCloseable {
 
   public CountedPool(Units units, int size) {
     this.units = units;
-    executor = new ThreadPoolExecutor(
-        size, size, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), this::newThread);
+    executor =
+        new ThreadPoolExecutor(
+            size, size, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), this::newThread);
     executor.prestartAllCoreThreads();
   }
 

@@ -10,8 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * invoke and invoke-waiting on the thread and virtual rows: one operation starts a thread whose
- * body increments a counter (after yielding once with Thread.yield, if it waits), in the way
- * {@code mode} says:
+ * body increments a counter (after yielding once with Thread.yield, if it waits), in the way {@code
+ * mode} says:
  *
  * <ul>
  *   <li>await: start it, join it, next;
@@ -21,10 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       ends is awaited then (timed).
  * </ul>
  *
- * <p>A forgotten thread is not kept, so that a long time box does not hold every thread it
- * started: it releases a permit as it ends instead, and the permits are acquired at the end. The
- * bodies run in parallel (platform threads, or virtual ones on one carrier per core): the counter
- * is atomic.
+ * <p>A forgotten thread is not kept, so that a long time box does not hold every thread it started:
+ * it releases a permit as it ends instead, and the permits are acquired at the end. The bodies run
+ * in parallel (platform threads, or virtual ones on one carrier per core): the counter is atomic.
  */
 public final class Invocation {
   private Invocation() {}
@@ -37,46 +36,54 @@ public final class Invocation {
   private static void invoke(Run run, ThreadFactory threads, boolean waits) throws Exception {
     int batch = run.count("batch");
     AtomicLong count = new AtomicLong();
-    Runnable body = run.units().counted(() -> {
-      if (waits) {
-        Thread.yield();
-      }
-      count.incrementAndGet();
-    });
+    Runnable body =
+        run.units()
+            .counted(
+                () -> {
+                  if (waits) {
+                    Thread.yield();
+                  }
+                  count.incrementAndGet();
+                });
     switch (run.choice("mode")) {
-      case "await" -> run.rate(() -> {
-        for (int i = 0; i < batch; i++) {
-          Thread unit = threads.newThread(body);
-          unit.start();
-          unit.join();
-        }
-      });
+      case "await" ->
+          run.rate(
+              () -> {
+                for (int i = 0; i < batch; i++) {
+                  Thread unit = threads.newThread(body);
+                  unit.start();
+                  unit.join();
+                }
+              });
       case "batch" -> {
         Thread[] started = new Thread[batch];
-        run.rate(() -> {
-          for (int i = 0; i < batch; i++) {
-            started[i] = threads.newThread(body);
-            started[i].start();
-          }
-          for (Thread unit : started) {
-            unit.join();
-          }
-        });
+        run.rate(
+            () -> {
+              for (int i = 0; i < batch; i++) {
+                started[i] = threads.newThread(body);
+                started[i].start();
+              }
+              for (Thread unit : started) {
+                unit.join();
+              }
+            });
       }
       case "forget" -> {
         Semaphore ended = new Semaphore(0);
-        Runnable forgotten = () -> {
-          body.run();
-          ended.release();
-        };
+        Runnable forgotten =
+            () -> {
+              body.run();
+              ended.release();
+            };
         long[] started = {0};
-        run.rate(() -> {
-          for (int i = 0; i < batch; i++) {
-            threads.newThread(forgotten).start();
-          }
-          started[0] += batch;
-          Thread.yield();
-        });
+        run.rate(
+            () -> {
+              for (int i = 0; i < batch; i++) {
+                threads.newThread(forgotten).start();
+              }
+              started[0] += batch;
+              Thread.yield();
+            });
         ended.acquire(Math.toIntExact(started[0]));
       }
       default -> throw new Refusal("unknown mode " + run.choice("mode"));

@@ -1,9 +1,9 @@
 package concbench.lib;
 
 /**
- * The catalogue's portable inputs, identical in every language (src/concbench/lcg.py): the LCG
- * x = (x * 1103515245 + 12345) mod 2^31 from seed 42; draw k is the (k+1)-th value, mapped to
- * [lo, hi] as lo + x mod (hi - lo + 1). Case i of a workload uses draw i.
+ * The catalogue's portable inputs, identical in every language (src/concbench/lcg.py): the LCG x =
+ * (x * 1103515245 + 12345) mod 2^31 from seed 42; draw k is the (k+1)-th value, mapped to [lo, hi]
+ * as lo + x mod (hi - lo + 1). Case i of a workload uses draw i.
  */
 public final class Lcg {
   private Lcg() {}

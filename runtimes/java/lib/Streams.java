@@ -9,11 +9,11 @@ import java.util.concurrent.ThreadFactory;
 
 /**
  * pipe and socketpair on the thread and virtual rows: per group, a pair of blocking channels, a
- * writer unit writing {@code messages} blocks of {@code size} bytes and then ending its stream,
- * and a reader unit reading {@code size} bytes a call until end of stream and counting them. A
- * platform thread blocks in the read or write; a virtual thread's channel is made non-blocking
- * underneath, and the thread parks on the JDK's poller until it is ready, freeing its carrier.
- * Direct buffers, as channel I/O wants: a heap buffer is copied through a temporary direct one.
+ * writer unit writing {@code messages} blocks of {@code size} bytes and then ending its stream, and
+ * a reader unit reading {@code size} bytes a call until end of stream and counting them. A platform
+ * thread blocks in the read or write; a virtual thread's channel is made non-blocking underneath,
+ * and the thread parks on the JDK's poller until it is ready, freeing its carrier. Direct buffers,
+ * as channel I/O wants: a heap buffer is copied through a temporary direct one.
  */
 public final class Streams {
   /** What ends a writer's stream before its channel is closed (a socket's shutdown). */
@@ -25,7 +25,8 @@ public final class Streams {
   /** A group's two ends; closing them is idempotent, so the run closes them all again. */
   public record Ends(ReadableByteChannel reader, WritableByteChannel writer, Finish finish) {
     void close() throws IOException {
-      try (reader; writer) {
+      try (reader;
+          writer) {
         // both closed, the writer's failure suppressed in the reader's
       }
     }
@@ -50,13 +51,19 @@ public final class Streams {
       }
       long[] read = new long[groups];
       // Unit 2g writes group g's stream, unit 2g + 1 reads it.
-      run.timed(() -> Threads.startAll(run.units(), threads, 2 * groups, u -> {
-        if (u % 2 == 0) {
-          write(ends[u / 2], messages, size);
-        } else {
-          read[u / 2] = readAll(ends[u / 2].reader(), size);
-        }
-      }));
+      run.timed(
+          () ->
+              Threads.startAll(
+                  run.units(),
+                  threads,
+                  2 * groups,
+                  u -> {
+                    if (u % 2 == 0) {
+                      write(ends[u / 2], messages, size);
+                    } else {
+                      read[u / 2] = readAll(ends[u / 2].reader(), size);
+                    }
+                  }));
       long bytes = 0;
       for (long n : read) {
         bytes += n;

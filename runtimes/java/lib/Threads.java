@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * The thread and virtual rows: one workload function over a {@link ThreadFactory}, run on
- * platform threads (the OS's) or on virtual threads (the JDK's, on a ForkJoinPool of carrier
- * threads, one per core), with the same java.util.concurrent primitives.
+ * The thread and virtual rows: one workload function over a {@link ThreadFactory}, run on platform
+ * threads (the OS's) or on virtual threads (the JDK's, on a ForkJoinPool of carrier threads, one
+ * per core), with the same java.util.concurrent primitives.
  */
 public final class Threads {
   /** A workload run on the threads a factory makes. */
@@ -48,13 +48,16 @@ public final class Threads {
     Thread[] started = new Thread[n];
     for (int i = 0; i < n; i++) {
       int unit = i;
-      started[i] = threads.newThread(units.counted(() -> {
-        try {
-          body.run(unit);
-        } catch (Exception e) {
-          failures[unit] = e;
-        }
-      }));
+      started[i] =
+          threads.newThread(
+              units.counted(
+                  () -> {
+                    try {
+                      body.run(unit);
+                    } catch (Exception e) {
+                      failures[unit] = e;
+                    }
+                  }));
       started[i].start();
     }
     return new Started(started, failures);
@@ -63,8 +66,8 @@ public final class Threads {
   /** Units started together. */
   public record Started(Thread[] threads, Exception[] failures) {
     /**
-     * Joins every unit; a unit's failure is rethrown after the join, with the others suppressed
-     * in it.
+     * Joins every unit; a unit's failure is rethrown after the join, with the others suppressed in
+     * it.
      */
     public void join() throws Exception {
       for (Thread thread : threads) {

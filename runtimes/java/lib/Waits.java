@@ -4,10 +4,10 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.locks.Lock;
 
 /**
- * One unit's count of the waits its evidence declares: puts that found a queue full and takes
- * that found it empty (blocked), or acquisitions that found a lock held (contended). Each try
- * without waiting comes first, and only if it fails the call that waits. A unit owns its
- * instance: the counts are summed after the units are awaited.
+ * One unit's count of the waits its evidence declares: puts that found a queue full and takes that
+ * found it empty (blocked), or acquisitions that found a lock held (contended). Each try without
+ * waiting comes first, and only if it fails the call that waits. A unit owns its instance: the
+ * counts are summed after the units are awaited.
  */
 public final class Waits {
   private long count;

@@ -15,9 +15,9 @@ import java.util.stream.IntStream;
 
 /**
  * map-trivial, map-cpu, map-io and map-shrink, Pbt's worker modes (seed 001), alike for every
- * mechanism: one operation is one evaluation, which the workload makes with the mechanism's map
- * of its evaluate function over a list of inputs (results in the inputs' order). The kit's loop
- * runs {@code batch} evaluations a batch.
+ * mechanism: one operation is one evaluation, which the workload makes with the mechanism's map of
+ * its evaluate function over a list of inputs (results in the inputs' order). The kit's loop runs
+ * {@code batch} evaluations a batch.
  */
 public final class WorkerModes {
   /** A case's evaluation: its result from its input. */
@@ -79,18 +79,21 @@ public final class WorkerModes {
       }
       return;
     }
-    ThreadFactory threads = (mode == Mode.THREAD ? Thread.ofPlatform() : Thread.ofVirtual()).factory();
+    ThreadFactory threads =
+        (mode == Mode.THREAD ? Thread.ofPlatform() : Thread.ofVirtual()).factory();
     int stripes = workers;
-    loop(run, batch, evaluation, inputs -> striped(run.units(), threads, stripes, inputs, evaluate));
+    loop(
+        run, batch, evaluation, inputs -> striped(run.units(), threads, stripes, inputs, evaluate));
   }
 
   private static void loop(Run run, long batch, Evaluation evaluation, Apply apply)
       throws Exception {
-    run.rate(() -> {
-      for (long i = 0; i < batch; i++) {
-        evaluation.with(apply);
-      }
-    });
+    run.rate(
+        () -> {
+          for (long i = 0; i < batch; i++) {
+            evaluation.with(apply);
+          }
+        });
   }
 
   /**
@@ -103,27 +106,32 @@ public final class WorkerModes {
       throws Exception {
     long[] results = new long[inputs.length];
     int n = Math.min(workers, inputs.length);
-    Threads.startAll(units, threads, n, w -> {
-      for (int i = w; i < inputs.length; i += n) {
-        results[i] = evaluate.of(inputs[i]);
-      }
-    });
+    Threads.startAll(
+        units,
+        threads,
+        n,
+        w -> {
+          for (int i = w; i < inputs.length; i += n) {
+            results[i] = evaluate.of(inputs[i]);
+          }
+        });
     return results;
   }
 
   /**
    * A ForkJoinPool of {@code workers} threads, made before the clocks and used as is: each
    * evaluation is a parallel stream over the cases, collected in order, run inside the pool (a
-   * parallel stream forks into the pool of the thread that runs it), while the caller waits.
-   * Its threads outlive the evaluations, so none of them is started or finished by one: its
-   * units are counted as the Rust kit counts rayon's, the pool's threads that ran a case of the
-   * run, and live the most of them that ran cases of one evaluation. A case costs a read of its
-   * thread's field (a write and an increment the first time in an evaluation).
+   * parallel stream forks into the pool of the thread that runs it), while the caller waits. Its
+   * threads outlive the evaluations, so none of them is started or finished by one: its units are
+   * counted as the Rust kit counts rayon's, the pool's threads that ran a case of the run, and live
+   * the most of them that ran cases of one evaluation. A case costs a read of its thread's field (a
+   * write and an increment the first time in an evaluation).
    */
   private static final class Pooled implements AutoCloseable {
     private final List<Worker> workers = new ArrayList<>();
     private final ForkJoinPool pool;
-    private final AtomicLong ran = new AtomicLong(); // the threads that ran a case of this evaluation
+    private final AtomicLong ran =
+        new AtomicLong(); // the threads that ran a case of this evaluation
     private long evaluations;
     private long peak;
 
@@ -141,19 +149,25 @@ public final class WorkerModes {
       long evaluation = ++evaluations;
       ran.set(0);
       try {
-        long[] results = pool.submit(() -> IntStream.range(0, inputs.length)
-            .parallel()
-            .mapToLong(i -> {
-              // Only the pool's threads run the stream's cases: a caller outside a pool helps
-              // only the common pool (ForkJoinTask.awaitDone).
-              ((Worker) Thread.currentThread()).ran(evaluation, ran);
-              try {
-                return evaluate.of(inputs[i]);
-              } catch (Exception e) {
-                throw new CaseFailed(e);
-              }
-            })
-            .toArray()).get();
+        long[] results =
+            pool.submit(
+                    () ->
+                        IntStream.range(0, inputs.length)
+                            .parallel()
+                            .mapToLong(
+                                i -> {
+                                  // Only the pool's threads run the stream's cases: a caller
+                                  // outside a pool helps
+                                  // only the common pool (ForkJoinTask.awaitDone).
+                                  ((Worker) Thread.currentThread()).ran(evaluation, ran);
+                                  try {
+                                    return evaluate.of(inputs[i]);
+                                  } catch (Exception e) {
+                                    throw new CaseFailed(e);
+                                  }
+                                })
+                            .toArray())
+                .get();
         peak = Math.max(peak, ran.get());
         return results;
       } catch (ExecutionException e) {

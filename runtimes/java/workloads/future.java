@@ -43,12 +43,14 @@ final class Future implements Workload {
       List<java.util.concurrent.Future<Long>> values = new ArrayList<>(futures);
       for (int i = 0; i < futures; i++) {
         int future = i;
-        values.add(executor.submit(() -> {
-          units.start();
-          long value = value(future);
-          units.finish();
-          return value;
-        }));
+        values.add(
+            executor.submit(
+                () -> {
+                  units.start();
+                  long value = value(future);
+                  units.finish();
+                  return value;
+                }));
       }
       for (java.util.concurrent.Future<Long> value : values) {
         sum += value.get();
@@ -61,7 +63,8 @@ final class Future implements Workload {
   private static void pool(Run run) throws Exception {
     int futures = run.count("futures");
     long sum = 0;
-    try (CountedPool pool = new CountedPool(run.units(), Runtime.getRuntime().availableProcessors())) {
+    try (CountedPool pool =
+        new CountedPool(run.units(), Runtime.getRuntime().availableProcessors())) {
       List<CompletableFuture<Long>> values = new ArrayList<>(futures);
       for (int i = 0; i < futures; i++) {
         int future = i;

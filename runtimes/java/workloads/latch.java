@@ -45,20 +45,28 @@ final class Latch implements Workload {
   }
 
   /**
-   * A thread per unit, each given its rounds' latches on a queue of its own; a stop latch ends
-   * it.
+   * A thread per unit, each given its rounds' latches on a queue of its own; a stop latch ends it.
    */
   private static void threads(Run run, ThreadFactory threads) throws Exception {
     int count = run.count("count");
     long rounds = run.integer("rounds");
     List<BlockingQueue<CountDownLatch>> asks =
-        Stream.<BlockingQueue<CountDownLatch>>generate(() -> new ArrayBlockingQueue<>(1)).limit(count).toList();
+        Stream.<BlockingQueue<CountDownLatch>>generate(() -> new ArrayBlockingQueue<>(1))
+            .limit(count)
+            .toList();
     Tally[] tallies = Stream.generate(Tally::new).limit(count).toArray(Tally[]::new);
-    Threads.Started units = Threads.start(run.units(), threads, count, k -> {
-      for (CountDownLatch latch = asks.get(k).take(); latch != STOP; latch = asks.get(k).take()) {
-        tallies[k].countDown(k, latch);
-      }
-    });
+    Threads.Started units =
+        Threads.start(
+            run.units(),
+            threads,
+            count,
+            k -> {
+              for (CountDownLatch latch = asks.get(k).take();
+                  latch != STOP;
+                  latch = asks.get(k).take()) {
+                tallies[k].countDown(k, latch);
+              }
+            });
     long woke = 0;
     for (long round = 0; round < rounds; round++) {
       CountDownLatch latch = new CountDownLatch(count);
@@ -76,8 +84,8 @@ final class Latch implements Workload {
   }
 
   /**
-   * A fixed pool of `count` threads; each round submits `count` jobs, job k counting the latch
-   * down for unit k. A round's latch orders its jobs before the next round's.
+   * A fixed pool of `count` threads; each round submits `count` jobs, job k counting the latch down
+   * for unit k. A round's latch orders its jobs before the next round's.
    */
   private static void pool(Run run) throws Exception {
     int count = run.count("count");

@@ -16,9 +16,9 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ThreadFactory;
 
 /**
- * The mailbox is a BlockingQueue of `capacity` messages (an ArrayBlockingQueue; for capacity 0,
- * an unbounded LinkedBlockingQueue). blocked: puts that found it full and takes that found it
- * empty (lib.Waits).
+ * The mailbox is a BlockingQueue of `capacity` messages (an ArrayBlockingQueue; for capacity 0, an
+ * unbounded LinkedBlockingQueue). blocked: puts that found it full and takes that found it empty
+ * (lib.Waits).
  */
 final class Mailbox implements Workload {
   private static final long MODULUS = 1_000_000_007;
@@ -37,22 +37,26 @@ final class Mailbox implements Workload {
     BlockingQueue<Long> mailbox = Queues.bounded(run.count("capacity"));
     Waits[] waits = Waits.forUnits(2);
     Receipt[] receipt = new Receipt[1];
-    Threads.startAll(run.units(), threads, 2, unit -> {
-      if (unit == SENDER) {
-        for (long payload = 1; payload <= messages; payload++) {
-          waits[unit].put(mailbox, payload);
-        }
-      } else {
-        long count = 0, sum = 0, ordered = 0;
-        for (long k = 1; k <= messages; k++) {
-          long payload = waits[unit].take(mailbox);
-          count++;
-          sum += payload;
-          ordered = (ordered + k % MODULUS * (payload % MODULUS)) % MODULUS;
-        }
-        receipt[0] = new Receipt(count, sum, ordered);
-      }
-    });
+    Threads.startAll(
+        run.units(),
+        threads,
+        2,
+        unit -> {
+          if (unit == SENDER) {
+            for (long payload = 1; payload <= messages; payload++) {
+              waits[unit].put(mailbox, payload);
+            }
+          } else {
+            long count = 0, sum = 0, ordered = 0;
+            for (long k = 1; k <= messages; k++) {
+              long payload = waits[unit].take(mailbox);
+              count++;
+              sum += payload;
+              ordered = (ordered + k % MODULUS * (payload % MODULUS)) % MODULUS;
+            }
+            receipt[0] = new Receipt(count, sum, ordered);
+          }
+        });
     run.result("count", receipt[0].count());
     run.result("sum", receipt[0].sum());
     run.result("ordered", receipt[0].ordered());

@@ -27,7 +27,10 @@ final class MapCpu implements Workload {
   private static void mapCpu(Run run, WorkerModes.Mode mode) throws Exception {
     long[] inputs = LongStream.range(0, run.count("cases")).toArray();
     long[] sum = {0};
-    WorkerModes.run(run, mode, i -> (i + 1) * tarai(9, 4, 0),
+    WorkerModes.run(
+        run,
+        mode,
+        i -> (i + 1) * tarai(9, 4, 0),
         apply -> sum[0] += Arrays.stream(apply.to(inputs)).sum());
     run.result("sum", sum[0]);
   }

@@ -36,7 +36,10 @@ final class MapIo implements Workload {
     try {
       long[] inputs = Lcg.draws(run.count("cases"), 0, 10);
       long[] length = {0};
-      WorkerModes.run(run, mode, n -> readAndAppend(path, n),
+      WorkerModes.run(
+          run,
+          mode,
+          n -> readAndAppend(path, n),
           apply -> length[0] += Arrays.stream(apply.to(inputs)).sum());
       run.result("length", length[0]);
     } finally {

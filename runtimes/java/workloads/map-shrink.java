@@ -14,7 +14,6 @@ import concbench.kit.Run;
 import concbench.kit.Workload;
 import concbench.lib.Lcg;
 import concbench.lib.WorkerModes;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.stream.LongStream;
 
@@ -30,16 +29,20 @@ final class MapShrink implements Workload {
   private static void mapShrink(Run run, WorkerModes.Mode mode) throws Exception {
     long[] inputs = Lcg.draws(run.count("cases"), -1_000_000, 1_000_000);
     long[] totals = new long[3]; // first, minimal, candidates
-    WorkerModes.run(run, mode, x -> x <= 100 ? HOLDS : FAILS, apply -> {
-      int f = indexOfFailure(apply.to(inputs));
-      if (f < 0) {
-        throw new IllegalStateException("none of the cases fails the property");
-      }
-      Shrunk shrunk = shrink(inputs[f], apply);
-      totals[0] += f;
-      totals[1] += shrunk.least;
-      totals[2] += shrunk.evaluated;
-    });
+    WorkerModes.run(
+        run,
+        mode,
+        x -> x <= 100 ? HOLDS : FAILS,
+        apply -> {
+          int f = indexOfFailure(apply.to(inputs));
+          if (f < 0) {
+            throw new IllegalStateException("none of the cases fails the property");
+          }
+          Shrunk shrunk = shrink(inputs[f], apply);
+          totals[0] += f;
+          totals[1] += shrunk.least;
+          totals[2] += shrunk.evaluated;
+        });
     run.result("first", totals[0]);
     run.result("minimal", totals[1]);
     run.result("candidates", totals[2]);
@@ -62,11 +65,12 @@ final class MapShrink implements Workload {
     long passing = 0, evaluated = 0;
     while (failing - passing > 1) {
       long from = passing, span = failing - passing;
-      long[] candidates = LongStream.rangeClosed(1, 8)
-          .map(k -> from + span * k / 9)
-          .filter(candidate -> candidate != from)
-          .distinct()
-          .toArray();
+      long[] candidates =
+          LongStream.rangeClosed(1, 8)
+              .map(k -> from + span * k / 9)
+              .filter(candidate -> candidate != from)
+              .distinct()
+              .toArray();
       long[] held = apply.to(candidates);
       evaluated += held.length;
       int failed = indexOfFailure(held);

@@ -20,7 +20,8 @@ final class MapTrivial implements Workload {
   private static void mapTrivial(Run run, WorkerModes.Mode mode) throws Exception {
     long[] inputs = Lcg.draws(run.count("cases"), -1_000_000, 1_000_000);
     long[] sum = {0};
-    WorkerModes.run(run, mode, x -> x + 1, apply -> sum[0] += Arrays.stream(apply.to(inputs)).sum());
+    WorkerModes.run(
+        run, mode, x -> x + 1, apply -> sum[0] += Arrays.stream(apply.to(inputs)).sum());
     run.result("sum", sum[0]);
   }
 }

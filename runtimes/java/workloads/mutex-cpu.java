@@ -19,8 +19,8 @@ import java.util.stream.Stream;
 /**
  * The engine is java.util.regex (a backtracking engine, as PCRE2 and Onigmo are), the pattern
  * compiled before the clocks (a Pattern is safe for concurrent use; each match makes a Matcher).
- * The lock is a ReentrantLock. contended: acquisitions whose tryLock failed, each then taken
- * with lock (lib.Waits); each worker counts its own, summed after the join.
+ * The lock is a ReentrantLock. contended: acquisitions whose tryLock failed, each then taken with
+ * lock (lib.Waits); each worker counts its own, summed after the join.
  */
 final class MutexCpu implements Workload {
   private static final Pattern PATTERN = Pattern.compile("foo(.+)$");
@@ -41,11 +41,17 @@ final class MutexCpu implements Workload {
     long iterations = run.integer("iterations");
     Group[] gs = Stream.generate(Group::new).limit(groups).toArray(Group[]::new);
     Waits[] contended = Waits.forUnits(groups * workers);
-    run.timed(() -> Threads.startAll(run.units(), threads, groups * workers, w -> {
-      for (long i = 0; i < iterations; i++) {
-        matchLocked(gs[w / workers], contended[w]);
-      }
-    }));
+    run.timed(
+        () ->
+            Threads.startAll(
+                run.units(),
+                threads,
+                groups * workers,
+                w -> {
+                  for (long i = 0; i < iterations; i++) {
+                    matchLocked(gs[w / workers], contended[w]);
+                  }
+                }));
     long sum = 0;
     for (Group group : gs) {
       sum += group.counter;

@@ -23,10 +23,9 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A positioned FileChannel.write is one pwrite, with no buffering in user space. A regular file
- * is not pollable: a platform thread blocks in the write; a virtual thread pins its carrier in
- * it, and the scheduler adds a carrier meanwhile. contended: acquisitions whose tryLock failed
- * (lib.Waits).
+ * A positioned FileChannel.write is one pwrite, with no buffering in user space. A regular file is
+ * not pollable: a platform thread blocks in the write; a virtual thread pins its carrier in it, and
+ * the scheduler adds a carrier meanwhile. contended: acquisitions whose tryLock failed (lib.Waits).
  */
 final class MutexIo implements Workload {
   @Override
@@ -55,11 +54,17 @@ final class MutexIo implements Workload {
         gs[g] = new Group(run.scratch().resolve("mutex-io-" + g));
       }
       Waits[] contended = Waits.forUnits(groups * workers);
-      run.timed(() -> Threads.startAll(run.units(), threads, groups * workers, w -> {
-        for (long i = 0; i < iterations; i++) {
-          writeLocked(gs[w / workers], block, contended[w]);
-        }
-      }));
+      run.timed(
+          () ->
+              Threads.startAll(
+                  run.units(),
+                  threads,
+                  groups * workers,
+                  w -> {
+                    for (long i = 0; i < iterations; i++) {
+                      writeLocked(gs[w / workers], block, contended[w]);
+                    }
+                  }));
       long written = 0;
       for (Group group : gs) {
         written += group.file.size();

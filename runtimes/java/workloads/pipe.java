@@ -10,17 +10,22 @@ import concbench.lib.Threads;
 import java.util.Map;
 
 /**
- * java.nio.channels.Pipe: on Linux the JDK makes it with pipe2 (sun.nio.ch.PipeImpl, an OS pipe,
- * as the other kits'; on Windows it would be a socket). The pipes are made before the clocks
+ * java.nio.channels.Pipe: on Linux the JDK makes it with pipe2 (sun.nio.ch.PipeImpl, an OS pipe, as
+ * the other kits'; on Windows it would be a socket). The pipes are made before the clocks
  * (lib.Streams); closing the sink ends the stream.
  */
 final class Pipe implements Workload {
   @Override
   public Map<String, Mechanism> mechanisms() {
-    return Threads.mechanisms((run, threads) -> Streams.run(run, threads, g -> {
-      // named in full: this class is Pipe, after the workload's id
-      java.nio.channels.Pipe pipe = java.nio.channels.Pipe.open();
-      return new Streams.Ends(pipe.source(), pipe.sink(), () -> {});
-    }));
+    return Threads.mechanisms(
+        (run, threads) ->
+            Streams.run(
+                run,
+                threads,
+                g -> {
+                  // named in full: this class is Pipe, after the workload's id
+                  java.nio.channels.Pipe pipe = java.nio.channels.Pipe.open();
+                  return new Streams.Ends(pipe.source(), pipe.sink(), () -> {});
+                }));
   }
 }

@@ -38,29 +38,35 @@ final class Pool implements Workload {
   }
 
   /**
-   * A hand-made pool: `pool_size` threads taking job numbers from a LinkedBlockingQueue (no
-   * bound, so that submitting never waits for a worker), each job's value written into its own
-   * slot; a stop token per worker, after the jobs, ends them.
+   * A hand-made pool: `pool_size` threads taking job numbers from a LinkedBlockingQueue (no bound,
+   * so that submitting never waits for a worker), each job's value written into its own slot; a
+   * stop token per worker, after the jobs, ends them.
    */
   private static void workers(Run run, ThreadFactory threads) throws Exception {
     int poolSize = run.count("pool_size"), jobs = run.count("jobs"), keys = run.count("keys");
     Map<Integer, Long> table = table(keys);
     long[] values = new long[jobs];
-    run.timed(() -> {
-      BlockingQueue<Integer> queue = new LinkedBlockingQueue<>();
-      Threads.Started workers = Threads.start(run.units(), threads, poolSize, worker -> {
-        for (int job = queue.take(); job != STOP; job = queue.take()) {
-          values[job] = table.get(job % keys);
-        }
-      });
-      for (int job = 0; job < jobs; job++) {
-        queue.put(job);
-      }
-      for (int worker = 0; worker < poolSize; worker++) {
-        queue.put(STOP);
-      }
-      workers.join();
-    });
+    run.timed(
+        () -> {
+          BlockingQueue<Integer> queue = new LinkedBlockingQueue<>();
+          Threads.Started workers =
+              Threads.start(
+                  run.units(),
+                  threads,
+                  poolSize,
+                  worker -> {
+                    for (int job = queue.take(); job != STOP; job = queue.take()) {
+                      values[job] = table.get(job % keys);
+                    }
+                  });
+          for (int job = 0; job < jobs; job++) {
+            queue.put(job);
+          }
+          for (int worker = 0; worker < poolSize; worker++) {
+            queue.put(STOP);
+          }
+          workers.join();
+        });
     long sum = 0;
     for (long value : values) {
       sum += value;
@@ -69,23 +75,24 @@ final class Pool implements Workload {
   }
 
   /**
-   * Java's own pool: a fixed ThreadPoolExecutor, each job a CompletableFuture supplied on it;
-   * all are awaited, then the pool closed (its threads awaited), and the values summed after the
-   * clocks stop.
+   * Java's own pool: a fixed ThreadPoolExecutor, each job a CompletableFuture supplied on it; all
+   * are awaited, then the pool closed (its threads awaited), and the values summed after the clocks
+   * stop.
    */
   private static void executor(Run run) throws Exception {
     int poolSize = run.count("pool_size"), jobs = run.count("jobs"), keys = run.count("keys");
     Map<Integer, Long> table = table(keys);
     List<CompletableFuture<Long>> values = new ArrayList<>(jobs);
-    run.timed(() -> {
-      try (CountedPool pool = new CountedPool(run.units(), poolSize)) {
-        for (int job = 0; job < jobs; job++) {
-          int key = job % keys;
-          values.add(CompletableFuture.supplyAsync(() -> table.get(key), pool.executor()));
-        }
-        CompletableFuture.allOf(values.toArray(CompletableFuture[]::new)).join();
-      }
-    });
+    run.timed(
+        () -> {
+          try (CountedPool pool = new CountedPool(run.units(), poolSize)) {
+            for (int job = 0; job < jobs; job++) {
+              int key = job % keys;
+              values.add(CompletableFuture.supplyAsync(() -> table.get(key), pool.executor()));
+            }
+            CompletableFuture.allOf(values.toArray(CompletableFuture[]::new)).join();
+          }
+        });
     run.result("sum", values.stream().mapToLong(CompletableFuture::join).sum());
   }
 }

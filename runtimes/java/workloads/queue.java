@@ -42,18 +42,23 @@ final class Queue implements Workload {
     }
     Waits[] blocked = Waits.forUnits(groups * perGroup);
     long[] count = new long[groups * perGroup], sum = new long[groups * perGroup];
-    Threads.startAll(run.units(), threads, groups * perGroup, unit -> {
-      Group group = gs[unit / perGroup];
-      if (unit % perGroup < producers) {
-        produce(group, items, consumers, blocked[unit]);
-        return;
-      }
-      for (long value = blocked[unit].take(group.items()); value != STOP;
-          value = blocked[unit].take(group.items())) {
-        count[unit]++;
-        sum[unit] += value;
-      }
-    });
+    Threads.startAll(
+        run.units(),
+        threads,
+        groups * perGroup,
+        unit -> {
+          Group group = gs[unit / perGroup];
+          if (unit % perGroup < producers) {
+            produce(group, items, consumers, blocked[unit]);
+            return;
+          }
+          for (long value = blocked[unit].take(group.items());
+              value != STOP;
+              value = blocked[unit].take(group.items())) {
+            count[unit]++;
+            sum[unit] += value;
+          }
+        });
     run.result("count", total(count));
     run.result("sum", total(sum));
     run.evidence("blocked", Waits.total(blocked));

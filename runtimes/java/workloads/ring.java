@@ -32,13 +32,17 @@ final class Ring implements Workload {
     List<SynchronousQueue<Long>> inbox =
         Stream.generate(SynchronousQueue<Long>::new).limit(nodes).toList();
     long[] hops = new long[1];
-    Threads.startAll(run.units(), threads, nodes, node -> {
-      if (node == 0) {
-        hops[0] = lead(inbox, laps);
-      } else {
-        pass(inbox.get(node), inbox.get((node + 1) % nodes));
-      }
-    });
+    Threads.startAll(
+        run.units(),
+        threads,
+        nodes,
+        node -> {
+          if (node == 0) {
+            hops[0] = lead(inbox, laps);
+          } else {
+            pass(inbox.get(node), inbox.get((node + 1) % nodes));
+          }
+        });
     run.result("hops", hops[0]);
   }
 

@@ -17,26 +17,32 @@ import java.util.Map;
 
 /**
  * The JDK has no socketpair: each pair is a Unix-domain SocketChannel connected to one accepted
- * from a server channel bound on a path in the scratch directory, then closed and the path
- * removed. The same kind of socket, connected the same way, as socketpair(2) makes; made before
- * the clocks (lib.Streams), so that the binding, a file system operation socketpair does not do,
- * is not measured.
+ * from a server channel bound on a path in the scratch directory, then closed and the path removed.
+ * The same kind of socket, connected the same way, as socketpair(2) makes; made before the clocks
+ * (lib.Streams), so that the binding, a file system operation socketpair does not do, is not
+ * measured.
  */
 final class Socketpair implements Workload {
   @Override
   public Map<String, Mechanism> mechanisms() {
-    return Threads.mechanisms((run, threads) -> Streams.run(run, threads, g -> {
-      UnixDomainSocketAddress address =
-          UnixDomainSocketAddress.of(run.scratch().resolve("socketpair-" + g));
-      try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-        server.bind(address);
-        try {
-          SocketChannel writer = SocketChannel.open(address);
-          return new Streams.Ends(server.accept(), writer, writer::shutdownOutput);
-        } finally {
-          Files.delete(address.getPath());
-        }
-      }
-    }));
+    return Threads.mechanisms(
+        (run, threads) ->
+            Streams.run(
+                run,
+                threads,
+                g -> {
+                  UnixDomainSocketAddress address =
+                      UnixDomainSocketAddress.of(run.scratch().resolve("socketpair-" + g));
+                  try (ServerSocketChannel server =
+                      ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+                    server.bind(address);
+                    try {
+                      SocketChannel writer = SocketChannel.open(address);
+                      return new Streams.Ends(server.accept(), writer, writer::shutdownOutput);
+                    } finally {
+                      Files.delete(address.getPath());
+                    }
+                  }
+                }));
   }
 }

@@ -22,12 +22,16 @@ final class Spawn implements Workload {
     int tasks = run.count("tasks");
     Duration delay = Duration.ofMillis(run.integer("delay_ms"));
     long[] returned = new long[tasks];
-    Threads.startAll(run.units(), threads, tasks, i -> {
-      if (delay.isPositive()) {
-        Thread.sleep(delay);
-      }
-      returned[i] = i;
-    });
+    Threads.startAll(
+        run.units(),
+        threads,
+        tasks,
+        i -> {
+          if (delay.isPositive()) {
+            Thread.sleep(delay);
+          }
+          returned[i] = i;
+        });
     long sum = 0;
     for (long value : returned) {
       sum += value;
