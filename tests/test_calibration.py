@@ -4,10 +4,11 @@ report, with noise of a known size."""
 
 import json
 import re
+import shutil
 import sqlite3
 
 import pytest
-from conftest import assert_one_line_error, concbench
+from conftest import FIXTURES, assert_one_line_error, concbench
 
 
 def sleeper(env, *args, wall_ms=5, noise=0.0):
@@ -129,3 +130,34 @@ def test_the_repeat_check_runs_twice_and_shows_how_far_the_medians_moved(fake_en
     assert concbench("report", "2", "-o", page, env=fake_env).returncode == 0
     html = page.read_text()
     assert '<section id="repeat-check">' in html and "run 2 repeats run 1" in html
+
+
+@pytest.fixture
+def jit_env(fake_env, tmp_path):
+    """The fake runtime with a JIT's manifest: its trials take 3 warm-ups at least."""
+    runtime = tmp_path / "runtimes" / "fake"
+    shutil.copytree(FIXTURES / "runtimes" / "fake", runtime)
+    manifest = runtime / "runtime.toml"
+    manifest.write_text(manifest.read_text().replace("\n[options.loud]", "\nwarmup = 3\n\n[options.loud]", 1))
+    return {**fake_env, "CONCBENCH_RUNTIMES": str(tmp_path / "runtimes")}
+
+
+def warmups(env) -> list[int]:
+    return [sum(run["warmup"] for run in trial["runs"]) for trial in stored_runs(env)]
+
+
+def test_a_runtime_takes_its_own_least_warmups_and_the_calibration_with_them(jit_env):
+    done = sleeper(jit_env, "-m", "sleeper", "--trials", "2", "--min-run", "20ms")
+    assert done.returncode == 0, done.stderr
+    assert "(1 warm-up + 2 timed runs of at least 20 ms each; 3 warm-ups for fake)" in done.stdout
+    assert warmups(jit_env) == [3, 3]
+    with sqlite3.connect(jit_env["CONCBENCH_DB"]) as db:  # its run after 3 warm-ups: 5 ms, 4 repeats
+        assert db.execute("SELECT repeat, run_ns FROM calibrations").fetchall() == [(4, 5_000_000)]
+
+
+@pytest.mark.parametrize("args, expected", [(["--warmup", "1"], 1), (["--profile", "smoke"], 0)])
+def test_a_given_warmup_or_a_plan_without_warmups_is_kept(jit_env, args, expected):
+    done = sleeper(jit_env, "-m", "sleeper", "--trials", "1", *args)
+    assert done.returncode == 0, done.stderr
+    assert "warm-ups for fake" not in done.stdout
+    assert warmups(jit_env) == [expected]

@@ -342,8 +342,16 @@ def _extent(plan: Plan, profile: str) -> str:
     budget = f", budget {duration_text(s.budget)}" if s.budget else ""
     return (
         f"{len(plan.cells)} cells x {trials} ({s.warmup} warm-up + {s.runs} timed runs{calibrated} "
-        f"each{exception}), {profile} profile{budget}"
+        f"each{_more_warmups(plan)}{exception}), {profile} profile{budget}"
     )
+
+
+def _more_warmups(plan: Plan) -> str:
+    """The runtimes whose trials take more warm-ups than the plan's (a JIT's)."""
+    more = {
+        c.runtime.name: warmup for c in plan.cells if (warmup := plan.settings_for(c).warmup) > plan.settings.warmup
+    }
+    return "".join(f"; {warmup} warm-ups for {name}" for name, warmup in sorted(more.items()))
 
 
 INTERRUPTED = 130

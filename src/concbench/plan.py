@@ -178,12 +178,17 @@ class Plan:
     settings: Settings
     caps: limits.Limits
     notes: list[Note] = field(default_factory=list)
+    warmup_given: bool = False  # --warmup: every trial takes exactly that many
 
     def settings_for(self, cell: Cell) -> Settings:
         """The plan's settings, but one timed run and no warm-up for a workload
-        whose peak memory must be one run's own."""
+        whose peak memory must be one run's own, and at least its runtime's
+        warm-ups where the plan warms up and none were given."""
         if cell.workload.one_run_per_process:
             return replace(self.settings, warmup=0, runs=1)
+        least = cell.runtime.manifest.warmup
+        if self.settings.warmup and not self.warmup_given and self.settings.warmup < least:
+            return replace(self.settings, warmup=least)
         return self.settings
 
 
@@ -229,7 +234,14 @@ def make_plan(choice: Choice) -> Plan:
                         )
                     else:
                         cells.append(cell)
-    return Plan(cells, list(skipped.values()), selection.settings, selection.caps, _notes(cells))
+    return Plan(
+        cells,
+        list(skipped.values()),
+        selection.settings,
+        selection.caps,
+        _notes(cells),
+        warmup_given=selection.warmup is not None,
+    )
 
 
 def _notes(cells: list[Cell]) -> list[Note]:

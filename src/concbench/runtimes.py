@@ -56,6 +56,10 @@ class Manifest(Strict):
     command: list[str] = pydantic.Field(min_length=1)
     build: list[str] = []
     options: dict[str, Option] = {}
+    # The warm-up runs a trial of this runtime takes at least where a plan
+    # warms up at all: a JIT compiles as the runs go (docs/protocol.md,
+    # "Warm-up"). A --warmup given is kept as given.
+    warmup: int = pydantic.Field(default=0, ge=0, le=1000)
     mechanisms: dict[str, Mechanism] = pydantic.Field(min_length=1)
     # Mechanisms this runtime would offer but that cannot be had here, and why
     # (doctor and list name them, so that nobody takes their absence for an oversight).
