@@ -19,7 +19,9 @@
 %% up, then hands the kit one batch of `batch` operations with rate/2, which
 %% starts the clocks and calls it until `seconds` have passed, reading the
 %% clock once a batch; the mechanism then, still timed, awaits what is
-%% outstanding and returns rate => Rate, and the kit stops the clocks. The
+%% outstanding and returns rate => Rate, and the kit stops the clocks; or,
+%% with nothing outstanding, stops them itself with stop_clocks/1, so that
+%% what it does before it returns (removing its files) is untimed. The
 %% gc parameter is ignored: the BEAM collects each process's heap on its
 %% own and has no switch to turn collection off, so the flags never say
 %% gc=off.
@@ -41,13 +43,13 @@
 %% may report 0.
 -module(concbench_kit).
 
--export([main/1, param/2, scratch/1, timed/1, rate/2, spawn_unit/2, await_units/3]).
+-export([main/1, param/2, scratch/1, timed/1, rate/2, stop_clocks/1, spawn_unit/2, await_units/3]).
 
 -export_type([run/0, span/0, rate/0]).
 
 -opaque run() :: #{params := map(), units := atomics:atomics_ref(), scratch := binary()}.
 -opaque span() :: {moment(), moment()}.
--opaque rate() :: {moment(), pos_integer()}.
+-opaque rate() :: {moment(), pos_integer()} | {moment(), pos_integer(), moment()}.
 -type moment() :: #{wall := integer(), user := integer(), sys := integer()}.
 
 %% The slots of a run's unit counter.
@@ -105,6 +107,10 @@ batches(Batch, Deadline, Ran) ->
         true -> Ran;
         false -> batches(Batch, Deadline, Ran + 1)
     end.
+
+%% Stops the clocks of a rate loop whose mechanism has nothing outstanding.
+-spec stop_clocks(rate()) -> rate().
+stop_clocks({Start, Batches}) -> {Start, Batches, clock_stop()}.
 
 %% Starts a monitored process that runs Body as one unit of the run and
 %% sends the caller its value; await_units/3 awaits it.
@@ -197,6 +203,7 @@ measure(Mechanism, Kind, #{<<"params">> := Params, <<"scratch">> := Scratch}) ->
     Outcome = Mechanism(#{params => Params, units => Units, scratch => Scratch}),
     {From, To} =
         case Outcome of
+            #{rate := {RateStart, _, RateStop}} -> {RateStart, RateStop};
             #{rate := {RateStart, _}} -> {RateStart, clock_stop()};
             #{span := Span} -> Span;
             #{} when Kind =:= <<"rate">> -> error(no_rate_loop);
@@ -217,7 +224,7 @@ measure(Mechanism, Kind, #{<<"params">> := Params, <<"scratch">> := Scratch}) ->
     }.
 
 %% A rate run's operations: batches x batch.
-ops(#{rate := {_, Batches}}, #{<<"batch">> := Batch}) -> #{ops => Batches * Batch};
+ops(#{rate := Rate}, #{<<"batch">> := Batch}) -> #{ops => element(2, Rate) * Batch};
 ops(#{}, _Params) -> #{}.
 
 unit_started(Units) ->
