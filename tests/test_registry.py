@@ -60,3 +60,13 @@ def test_a_disagreement_names_the_cell_and_which_side_lacks_it(monkeypatch):
         "fake/inexpressible on ticks: the kit implements it, the manifest does not run it",
         "fake/honest on triangle: the manifest runs it, the kit has no implementation",
     ]
+
+
+@pytest.mark.parametrize("name", sorted(runtimes.load_all()))
+def test_a_cell_the_manifest_calls_na_shows_its_reason_with_or_without_a_file(name):
+    """Erlang has no file for pipe, whose every mechanism is n/a: its reason is
+    shown, never "not implemented yet"."""
+    rt = runtimes.load_all()[name]
+    for mechanism, spec in rt.manifest.mechanisms.items():
+        for workload, reason in spec.na.items():
+            assert rt.na_reason(workload, mechanism) == reason, f"{name}/{mechanism} on {workload}"

@@ -107,9 +107,9 @@ class Runtime:
     def na_reason(self, workload: str, mechanism: str, params: dict | None = None) -> str | None:
         """Why a cell cannot run here (with these parameters, if given), or None
         if it must run and verify."""
-        if not self.implements(workload):
-            return f"not implemented in {self.name} yet"
         spec = self.manifest.mechanisms[mechanism]
+        if not self.implements(workload):  # a file for no mechanism: the manifest's reason, if it gives one
+            return spec.na.get(workload) or f"not implemented in {self.name} yet"
         limit = spec.limits.get(workload)
         if params is not None and limit:
             if limit.param not in params:
