@@ -166,3 +166,21 @@ def test_a_report_that_cannot_be_written_is_a_one_line_error_and_leaves_nothing(
     assert concbench("report", "--format", "md", "-o", written, env=env).returncode == 0
     assert written.read_text().startswith("## concbench run 2")
     assert sorted(tmp_path.iterdir()) == sorted([blocker, written])  # no partial file left behind
+
+
+def test_show_and_report_narrow_a_stored_run_to_workloads_runtimes_and_mechanisms(env):
+    shown = concbench("show", "1", "-w", "triangle", "-m", "fake/honest,inexpressible", env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert "(triangle)" in shown.stdout and "(ticks)" not in shown.stdout
+    assert "fake/honest" in shown.stdout and "fake/liar" not in shown.stdout and "fake/crash" not in shown.stdout
+    assert "fake/inexpressible" in shown.stdout  # its n/a line is kept with it
+    records = [json.loads(line) for line in concbench("show", "1", "--json", "-m", "liar", env=env).stdout.splitlines()]
+    assert {(r["workload"], r["mechanism"]) for r in records} == {("triangle", "liar"), ("ticks", "liar")}
+    exported = json.loads(concbench("report", "1", "--format", "json", "-r", "fake", "-w", "ticks", env=env).stdout)
+    assert {t["workload"] for t in exported["trials"]} == {"ticks"}
+
+
+@pytest.mark.parametrize("option, name", [("-r", "python"), ("-m", "fiber"), ("-w", "spawn")])
+def test_narrowing_to_a_name_the_run_lacks_is_a_one_line_error(env, option, name):
+    for command in ("show", "report"):
+        assert_one_line_error(concbench(command, "1", option, name, env=env), f"{name!r}", "known:")

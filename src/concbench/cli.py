@@ -20,9 +20,10 @@ from .progress import ProgressDisplay, schedule_lines
 from .protocol import Status
 from .report import comparison, document, export, figures, html, markdown, serialize, terminal
 from .report.figures import duration_text
-from .report.history import CellFilter, histories
+from .report.history import histories
 from .runner import execute
 from .schedule import Schedule
+from .selection import CellFilter
 from .store import Store
 
 # Nothing printed is read as markup: names, docs, versions and paths come from
@@ -71,6 +72,15 @@ WORKLOAD_OPTION = click.option(
     callback=options.names,
     help="Only these workloads (repeat or comma-separate). Default: all.",
 )
+RUNTIME_OPTION = click.option(
+    "-r",
+    "--runtime",
+    "runtime",
+    multiple=True,
+    metavar="NAME",
+    callback=options.names,
+    help="Only these runtimes, e.g. ruby, c. Default: all.",
+)
 MECHANISM_OPTION = click.option(
     "-m",
     "--mechanism",
@@ -101,15 +111,7 @@ def cli():
 
 @cli.command()
 @WORKLOAD_OPTION
-@click.option(
-    "-r",
-    "--runtime",
-    "runtime",
-    multiple=True,
-    metavar="NAME",
-    callback=options.names,
-    help="Only these runtimes, e.g. ruby, c. Default: all.",
-)
+@RUNTIME_OPTION
 @MECHANISM_OPTION
 @click.option(
     "--profile",
@@ -405,24 +407,29 @@ def _resumable(store: Store, which: str):
 
 @cli.command()
 @click.argument("run_id", type=int, required=False, metavar="[RUN]")
+@WORKLOAD_OPTION
+@RUNTIME_OPTION
+@MECHANISM_OPTION
 @click.option(
     "--json", "as_json", is_flag=True, help="One JSON record per trial: cell, params, status, every figure, stderr."
 )
 @DB_OPTION
 @suite_options
-def show(run_id, as_json, db):
-    """Print a stored run again (the latest by default)."""
+def show(run_id, workload, runtime, mechanism, as_json, db):
+    """Print a stored run again (the latest by default), or the part of it
+    that -w, -r and -m name."""
     store = _existing(db)
+    wanted = CellFilter(workload, runtime, mechanism)
     if as_json:
-        run_info = store.run(run_id)
-        for t in store.trials(run_info.id):
-            click.echo(json.dumps(serialize.trial_record(run_info, t)))
+        found = document.build(store, run_id, wanted)
+        for t in found.trials:
+            click.echo(json.dumps(serialize.trial_record(found.run, t)))
         return 0
-    return _show(store, store.run(run_id).id)
+    return _show(store, store.run(run_id).id, wanted)
 
 
-def _show(store: Store, run_id: int) -> int:
-    report = document.build(store, run_id)
+def _show(store: Store, run_id: int, wanted: CellFilter = CellFilter()) -> int:
+    report = document.build(store, run_id, wanted)
     console.print(terminal.run_header(report.run, report.environment))
     for table in report.tables:
         console.print()
@@ -468,12 +475,16 @@ REPORT_FORMATS = {"html": html.render, "md": markdown.render, "csv": export.csv_
     help="Where to write it. Default: results/run-RUN.html beside the database for "
     "html, standard output for the others.",
 )
+@WORKLOAD_OPTION
+@RUNTIME_OPTION
+@MECHANISM_OPTION
 @DB_OPTION
 @suite_options
-def report(run_id, format_, output, db):
-    """Write a report of a stored run (the latest by default)."""
+def report(run_id, format_, output, workload, runtime, mechanism, db):
+    """Write a report of a stored run (the latest by default), or of the part
+    of it that -w, -r and -m name."""
     store = _existing(db)
-    found = document.build(store, run_id)
+    found = document.build(store, run_id, CellFilter(workload, runtime, mechanism))
     text = REPORT_FORMATS[format_](found)
     if output is None and format_ == "html":
         output = store.path.parent / f"run-{found.run.id}.html"
@@ -545,6 +556,7 @@ def compare(before, after, threshold, fail_on_regression, db):
 
 @cli.command()
 @WORKLOAD_OPTION
+@RUNTIME_OPTION
 @MECHANISM_OPTION
 @click.option(
     "-p",
@@ -560,14 +572,14 @@ def compare(before, after, threshold, fail_on_regression, db):
 @click.option("--steps-only", is_flag=True, help="Only the cells where a step or a drift was called.")
 @DB_OPTION
 @suite_options
-def history(workload, mechanism, param, threshold, last, steps_only, db):
+def history(workload, runtime, mechanism, param, threshold, last, steps_only, db):
     """How each cell's median moved across the stored runs, with the steps
     larger than the noise called.
 
     Each run is tested against the previous run with the cell, as compare
     tests two runs (p < 0.05 and --threshold), and the first against the
     last, for a drift of steps too small to call one by one."""
-    wanted = CellFilter(workload, mechanism, tuple(param.items()))
+    wanted = CellFilter(workload, runtime, mechanism, tuple(param.items()))
     found = histories(_existing(db), document.load_specs(), threshold / 100, wanted, last)
     for cell_history in found:
         if cell_history.moved or not steps_only:

@@ -87,6 +87,12 @@ class TrialRecord:
         return tuple(s for s in self.samples if not s.warmup)
 
 
+def row_parts(row: str) -> tuple[str, str]:
+    """The runtime and the mechanism of a row label (CellKey.row), its options left out."""
+    runtime, _, mechanism = row.partition("/")
+    return runtime.split("+")[0], mechanism
+
+
 @dataclass(frozen=True)
 class Note:
     """What a reader of a row must know, from its runtime's manifest: why its

@@ -7,7 +7,8 @@ from .. import environment, workloads
 from ..errors import UserError
 from ..plan import Selection
 from ..protocol import Status
-from ..records import TrialRecord
+from ..records import CellKey, TrialRecord, row_parts
+from ..selection import CellFilter
 from ..store import RunInfo, Store
 from . import aggregate, diagnosis, stability
 from .figures import megabytes_text
@@ -37,19 +38,37 @@ def load_specs() -> dict[str, workloads.Workload]:
         return {}
 
 
-def build(store: Store, run_id: int | None = None) -> RunReport:
-    """The report of a stored run (the latest if run_id is None)."""
+def build(store: Store, run_id: int | None = None, wanted: CellFilter = CellFilter()) -> RunReport:
+    """The report of a stored run (the latest if run_id is None), of the
+    wanted cells only."""
     run = store.run(run_id)
     trials = store.trials(run.id)
+    skipped = store.skipped(run.id)
+    wanted.check({t.cell for t in trials} | {_skipped_key(s) for s in skipped})
+    trials = [t for t in trials if wanted(t.cell)]
+    skipped = [s for s in skipped if wanted.keeps_row(s.workload, *row_parts(s.row))]
+    notes = [n for n in store.notes(run.id) if wanted.keeps_row(n.workload, *row_parts(n.row))]
     floors = store.floors(run.id)
+    if wanted != CellFilter():  # the floors of the rows shown
+        shown = {t.cell.row.partition("/")[0] for t in trials}
+        floors = {row: kb for row, kb in floors.items() if row in shown}
     specs = load_specs()
-    tables = aggregate.tables(trials, store.skipped(run.id), specs, store.notes(run.id), floors, _target(run))
+    tables = aggregate.tables(trials, skipped, specs, notes, floors, _target(run))
     described = environment.describe(run.environment, [t.runtime_info for t in trials])
     if floors:
         described.append(("memory floor (each kit doing nothing, carried by all its rows)", _floors(floors)))
     first = stability.repeated_run(run.request)
-    checked = stability.check(first, run.id, store.trials(first), trials, specs) if first else None
+    if first:
+        earlier = [t for t in store.trials(first) if wanted(t.cell)]
+        checked = stability.check(first, run.id, earlier, trials, specs)
+    else:
+        checked = None
     return RunReport(run, tables, diagnosis.diagnose(tables), described, trials, checked)
+
+
+def _skipped_key(skipped) -> CellKey:
+    """A cell that did not run, as a key to check the names a user asks for against."""
+    return CellKey(skipped.workload, *row_parts(skipped.row), ())
 
 
 def _target(run: RunInfo) -> float | None:

@@ -24,8 +24,7 @@ Runs are taken in the order they were made (their ids), not in git's order."""
 from dataclasses import dataclass, replace
 
 from ..errors import UserError
-from ..records import CellKey
-from ..selection import check_names, wanted_mechanism
+from ..selection import CellFilter
 from ..stats import Summary, benjamini_hochberg
 from ..store import RunInfo, Store
 from ..workloads import Workload
@@ -88,31 +87,6 @@ class History:
     def moved(self) -> bool:
         """A step was called, or a drift from the first run to the last."""
         return bool(self.steps) or (self.drift is not None and self.drift.is_step)
-
-
-@dataclass(frozen=True)
-class CellFilter:
-    """Which stored cells to follow: `history`'s -w, -m and -p."""
-
-    workloads: tuple[str, ...] = ()
-    mechanisms: tuple[str, ...] = ()  # 'thread' or 'ruby/thread'
-    params: tuple[tuple[str, tuple[str, ...]], ...] = ()  # values as the tables' titles print them
-
-    def check(self, stored: set[CellKey]) -> None:
-        """A one-line error for a name that no stored run has."""
-        check_names("workload", self.workloads, {k.workload for k in stored})
-        check_names(
-            "mechanism", self.mechanisms, {k.mechanism for k in stored} | {f"{k.runtime}/{k.mechanism}" for k in stored}
-        )
-        check_names("parameter", [name for name, _ in self.params], {name for k in stored for name, _ in k.params})
-
-    def __call__(self, key: CellKey) -> bool:
-        params = {name: str(value) for name, value in key.params}
-        return (
-            (not self.workloads or key.workload in self.workloads)
-            and wanted_mechanism(self.mechanisms, key.runtime, key.mechanism)
-            and all(params.get(name) in values for name, values in self.params)
-        )
 
 
 def histories(
