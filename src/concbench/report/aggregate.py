@@ -225,20 +225,24 @@ class Table:
             found.append(Mark("wide", f"{interval} after {len(cell.trials)} trials (cv {percent(figure.cv)})"))
         return tuple(found)
 
-    def remarks(self) -> list[tuple[str, str]]:
+    def remarks(self, repeats: bool = True) -> list[tuple[str, str]]:
         """Per row, what its marks say was observed, how often its runs repeat
-        the work, and the notes its runtime gives it."""
+        the work (unless not asked), and the notes its runtime gives it."""
         lines = [
             (cell.key.row, "; ".join(f"{m.word}: {m.seen}" for m in self.marks(cell)))
             for cell in self.rows
             if self.marks(cell)
         ]
-        lines += [
-            (cell.key.row, f"each timed run repeats the work {_times(cell.repeats)}: its figures are per repetition")
-            for cell in self.rows
-            if cell.repeats and cell.repeats[-1] > 1
-        ]
+        if repeats:
+            lines += [
+                (row, f"each timed run repeats the work {times}: its figures are per repetition")
+                for row, times in self.repeated()
+            ]
         return lines + [(note.row, f"note: {note.text}") for note in self.notes]
+
+    def repeated(self) -> list[tuple[str, str]]:
+        """The rows whose timed runs repeat the work, with how often ("3 times")."""
+        return [(cell.key.row, _times(cell.repeats)) for cell in self.rows if cell.repeats and cell.repeats[-1] > 1]
 
     def floor_kb(self, cell: CellResult) -> int | None:
         """The memory floor of the cell's kit (its runtime with its options)."""

@@ -81,18 +81,61 @@ def render(table: Table) -> list[Text]:
                     _tail(table, cell),
                 )
             )
+    lines += _skipped_lines(table, width)
     lines += [
-        Text(f"{printable(rows):<{width}}  {printable(why)}", style="dim") for why, rows in skipped_text(table).items()
+        Text.assemble(f"{printable(row):<{width}}  ", (printable(what), "yellow"))
+        for row, what in table.remarks(repeats=False)
     ]
-    lines += [
-        Text.assemble(f"{printable(row):<{width}}  ", (printable(what), "yellow")) for row, what in table.remarks()
-    ]
-    lines += [
-        Text(printable(f"not settled: {a.key.row} and {b.key.row} (their intervals overlap)"), style="yellow")
-        for a, b in table.unsettled()
-    ]
+    lines += _repeated_lines(table, width)
+    lines += _unsettled_lines(table)
     lines += [line for cell in table.rows for line in failure_lines(cell)]
     return lines
+
+
+# At most this many n/a lines under a table (or repetition lines, or "not
+# settled" ones); more collapse into one, whose details are in the HTML
+# report (and `concbench list`), so that a table of fifty rows stays readable.
+MOST_LINES = 3
+
+
+def _skipped_lines(table: Table, width: int) -> list[Text]:
+    found = skipped_text(table)
+    if len(found) <= MOST_LINES:
+        return [Text(f"{printable(rows):<{width}}  {printable(why)}", style="dim") for why, rows in found.items()]
+    by_kind: dict[str, dict[str, int]] = {}
+    for s in table.skipped:
+        runtimes = by_kind.setdefault(s.kind, {})
+        runtimes[s.row.split("/")[0]] = runtimes.get(s.row.split("/")[0], 0) + 1
+    counts = "; ".join(
+        f"{kind} {sum(runtimes.values())} ({', '.join(f'{name} {n}' for name, n in runtimes.items())})"
+        for kind, runtimes in by_kind.items()
+    )
+    return [Text(printable(f"{counts}: each with its reason in the HTML report and concbench list"), style="dim")]
+
+
+def _repeated_lines(table: Table, width: int) -> list[Text]:
+    found = table.repeated()
+    if len(found) <= MOST_LINES:
+        return [
+            Text.assemble(
+                f"{printable(row):<{width}}  ",
+                (printable(f"each timed run repeats the work {times}: its figures are per repetition"), "yellow"),
+            )
+            for row, times in found
+        ]
+    named = ", ".join(f"{row} {times}" for row, times in found)
+    return [Text(printable(f"each timed run repeats the work, its figures per repetition: {named}"), style="yellow")]
+
+
+def _unsettled_lines(table: Table) -> list[Text]:
+    pairs = table.unsettled()
+    if len(pairs) <= MOST_LINES:
+        return [
+            Text(printable(f"not settled: {a.key.row} and {b.key.row} (their intervals overlap)"), style="yellow")
+            for a, b in pairs
+        ]
+    named = ", ".join(f"{a.key.row} ~ {b.key.row}" for a, b in pairs)
+    return [Text(printable(f"not settled, {len(pairs)} pairs whose intervals overlap: {named}"), style="yellow")]
 
 
 @dataclass(frozen=True)
