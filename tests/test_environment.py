@@ -47,3 +47,18 @@ def test_a_report_shows_versions_with_the_flags_the_trials_reported():
 def test_differences_name_what_changed_but_not_the_load():
     after = {**ENV, "load": [2.0, 2.0, 2.0], "cpu_mhz": 3000, "libraries": {"ruby/fiber": "async 2.0"}}
     assert environment.differences(ENV, after) == ["library ruby/fiber: async 1.30.3 -> async 2.0"]
+
+
+def test_flags_every_trial_had_are_said_once_and_then_what_the_others_added():
+    tokio = {"name": "rust", "flags": ["release", "tokio 1.54", "tokio multi_thread"]}
+    plain = {"name": "rust", "flags": ["release", "tokio 1.54"]}
+    monoio = {"name": "rust", "flags": ["release", "tokio 1.54", "monoio entries=1024"]}
+    env = {**ENV, "runtimes": {"rust": "1.95.0"}}
+    lines = dict(environment.describe(env, [tokio, plain, monoio]))
+    assert (
+        lines["rust"]
+        == "1.95.0, flags release tokio 1.54, plus nothing or one of: tokio multi_thread | monoio entries=1024"
+    )
+    assert dict(environment.describe(env, [tokio, monoio]))["rust"].endswith(
+        "plus one of: tokio multi_thread | monoio entries=1024"
+    )

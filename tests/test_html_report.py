@@ -113,7 +113,7 @@ def test_the_header_names_the_run_and_shows_the_environment(report):
     facts = {text(row.find("th")): text(row.find("td")) for row in header.iter("tr")}
     assert facts["state"] == "complete" and facts["profile"] == "smoke" and facts["trials"] == "6 of 15 verified"
     assert "run 1" in text(header.find("h1"))
-    assert facts["python"] and facts["fake"].endswith("no flags")
+    assert facts["harness"].startswith("Python") and facts["fake"].endswith("no flags")
     assert "9 of 15 trials failed" in text(header)
 
 

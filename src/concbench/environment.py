@@ -110,18 +110,28 @@ def describe(env: dict, runtime_infos: list[dict] = ()) -> list[tuple[str, str]]
         ("load at start", ", ".join(map(str, env.get("load", []))) + " (1, 5, 15 minutes)"),
         ("concbench", env.get("concbench") or "?"),
         *([("limits", env["limits"])] if env.get("limits") else []),
-        ("python", env.get("python", "?")),
+        ("harness", f"Python {env.get('python', '?')}"),
     ]
-    flags: dict[str, list[str]] = {}
+    flag_sets: dict[str, list[tuple[str, ...]]] = {}
     for info in runtime_infos:
-        seen = flags.setdefault(info.get("name", "?"), [])
-        text = "flags " + " ".join(info["flags"]) if info.get("flags") else "no flags"
-        if text not in seen:
-            seen.append(text)
+        seen = flag_sets.setdefault(info.get("name", "?"), [])
+        if tuple(info.get("flags") or ()) not in seen:
+            seen.append(tuple(info.get("flags") or ()))
     for name, version in env.get("runtimes", {}).items():
-        lines.append((name, version + (f", {' or '.join(flags[name])}" if name in flags else "")))
+        lines.append((name, version + (f", {_flags_text(flag_sets[name])}" if name in flag_sets else "")))
     origins = [(what, f"from {place}") for what, place in env.get("origins", {}).items()]
     return lines + list(env.get("libraries", {}).items()) + origins
+
+
+def _flags_text(sets: list[tuple[str, ...]]) -> str:
+    """A runtime's flags as its trials reported them: those every trial had,
+    once, then what the others added (a mechanism's, an option's)."""
+    common = [flag for flag in sets[0] if all(flag in s for s in sets[1:])]
+    if len(sets) == 1 or not common:
+        return " or ".join("flags " + " ".join(s) if s else "no flags" for s in sets)
+    extras = [" ".join(flag for flag in s if flag not in common) for s in sets]
+    some = "plus nothing or one of: " if "" in extras else "plus one of: "
+    return "flags " + " ".join(common) + ", " + some + " | ".join(extra for extra in extras if extra)
 
 
 def differences(before: dict, after: dict) -> list[str]:

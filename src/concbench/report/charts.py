@@ -8,7 +8,7 @@ in a monospace font, whose characters all have the same advance, so the
 layout can reserve room for a label without measuring it."""
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -128,10 +128,17 @@ class Bar:
 ROW, BAR_HEIGHT, TOP, AXIS = 24, 14, 6, 26
 
 
-def bar_chart(bars: Sequence[Bar], tick_text: Callable[[float], str], label: str, width: int = 500) -> str:
+def bar_chart(
+    bars: Sequence[Bar],
+    tick_text: Callable[[float], str],
+    label: str,
+    group_starts: Collection[int] = (),
+    width: int = 500,
+) -> str:
     """One horizontal bar per item, in the order given, its interval as a
-    whisker and its value printed beyond. Bars start at zero: a cut axis
-    makes small differences look large."""
+    whisker and its value printed beyond; a rule above each bar that starts
+    a group (a runtime's rows). Bars start at zero: a cut axis makes small
+    differences look large."""
     label_room = max(_width(b.label) for b in bars) + 14
     text_room = max(_width(b.text, 11) for b in bars) + 12
     ticks = linear_ticks(max(max(b.value, b.high) for b in bars))
@@ -142,6 +149,7 @@ def bar_chart(bars: Sequence[Bar], tick_text: Callable[[float], str], label: str
         for t in ticks
     ]
     body.append(_line(x.start, TOP, x.start, bottom, MUTED))
+    body += [_line(0, TOP + i * ROW, width, TOP + i * ROW, MUTED, 1, ' class="group-rule"') for i in group_starts]
     for i, bar in enumerate(bars):
         middle = TOP + (i + 0.5) * ROW
         low, high = x(bar.low), x(bar.high)
@@ -338,17 +346,23 @@ def _mix(a: str, b: str, share: float) -> str:
 
 
 def heatmap(
-    rows: Sequence[tuple[str, str]], columns: Sequence[str], cells: dict[tuple[int, int], Heat], label: str
+    rows: Sequence[tuple[str, str]],
+    columns: Sequence[str],
+    cells: dict[tuple[int, int], Heat],
+    label: str,
+    groups: Sequence[tuple[str, int]] = (),
 ) -> str:
     """A cell per (row, column) pair that has one, coloured by its score, its
     text inside; blank where there is none. rows: (label, link) pairs; a
-    row's label links to its details."""
+    row's label links to its details. groups: (name, count) of consecutive
+    columns, named under the grid and set apart by a rule (the runtimes)."""
     cell_width = max([CELL_WIDTH] + [_width(c.text, 11) + 10 for c in cells.values()])
     left = max(_width(text) for text, _ in rows) + 14
     header = max(_width(c) for c in columns) * 0.71 + 16  # labels at 45 degrees
     grid_width = left + len(columns) * cell_width
     width = max(grid_width + header, left + 9 * 52 + 8)  # room for the last label and for the legend
-    bottom = header + len(rows) * CELL_HEIGHT
+    grid_bottom = header + len(rows) * CELL_HEIGHT
+    bottom = grid_bottom + (GROUP_BAND if groups else 0)
     body = [
         f'<text transform="translate({_n(left + (j + 0.5) * cell_width - 4)} {_n(header - 6)}) rotate(-45)" '
         f'fill="{MUTED}">{_e(column)}</text>'
@@ -360,8 +374,23 @@ def heatmap(
     ]
     for (i, j), cell in cells.items():
         body.append(_heat_cell(left + j * cell_width, header + i * CELL_HEIGHT, cell_width, cell))
+    body += _groups(groups, left, cell_width, header, grid_bottom)
     body.append(_heat_legend(left, bottom + 14))
     return _svg(width, bottom + 62, "heatmap", label, body)
+
+
+GROUP_BAND = 22  # under a heatmap's grid: the names of its groups of columns
+
+
+def _groups(groups: Sequence[tuple[str, int]], left: float, cell_width: float, top: float, bottom: float) -> list[str]:
+    """Each group's name under its columns, and a rule before every group but the first."""
+    drawn, x = [], left
+    for i, (name, count) in enumerate(groups):
+        if i:
+            drawn.append(_line(x, top, x, bottom + GROUP_BAND - 4, INK, 1.5, ' class="group-rule"'))
+        drawn.append(_text(x + count * cell_width / 2, bottom + GROUP_BAND / 2, name, "middle", 11, MUTED))
+        x += count * cell_width
+    return drawn
 
 
 def _heat_cell(x: float, y: float, width: float, cell: Heat) -> str:

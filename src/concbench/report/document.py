@@ -56,7 +56,7 @@ def build(store: Store, run_id: int | None = None, wanted: CellFilter = CellFilt
     tables = aggregate.tables(trials, skipped, specs, notes, floors, _target(run))
     described = environment.describe(run.environment, [t.runtime_info for t in trials])
     if floors:
-        described.append(("memory floor (each kit doing nothing, carried by all its rows)", _floors(floors)))
+        described.append(("memory floor", f"{_floors(floors)} (each kit doing nothing, carried by all its rows)"))
     first = stability.repeated_run(run.request)
     if first:
         earlier = [t for t in store.trials(first) if wanted(t.cell)]

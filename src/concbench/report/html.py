@@ -162,12 +162,12 @@ def _overview(tables: list[Table]) -> str:
     shown = [t for t in tables if t.rows]
     if not shown:
         return ""
-    columns = list(dict.fromkeys(r.key.row for t in shown for r in t.rows))
+    columns, groups = _by_runtime(list(dict.fromkeys(r.key.row for t in shown for r in t.rows)))
     cells = {
         (i, columns.index(cell.key.row)): _heat(table, cell) for i, table in enumerate(shown) for cell in table.rows
     }
     rows = [(_table_label(t) + (" [ops/s]" if t.rate_format else ""), "#" + _anchor(t)) for t in shown]
-    chart = charts.heatmap(rows, columns, cells, "ratio of every cell to its table's baseline")
+    chart = charts.heatmap(rows, columns, cells, "ratio of every cell to its table's baseline", groups)
     return _section(
         "Overview",
         "Overview: ratio to the baseline",
@@ -179,6 +179,15 @@ def _overview(tables: list[Table]) -> str:
         "baseline, red worse, on a log scale (full colour at 100 times); grey: no verified trial; "
         "blank: the mechanism did not run there (n/a or unavailable).</figcaption></figure>",
     )
+
+
+def _by_runtime(rows: list[str]) -> tuple[list[str], list[tuple[str, int]]]:
+    """The rows side by side by runtime (with its options), the runtimes in the
+    order they first appear, and each runtime's name with its count of rows."""
+    runtime = {row: row.split("/")[0] for row in rows}
+    order = list(dict.fromkeys(runtime.values()))
+    grouped = sorted(rows, key=lambda row: order.index(runtime[row]))
+    return grouped, [(name, sum(runtime[row] == name for row in rows)) for name in order]
 
 
 def _heat(table: Table, cell: CellResult) -> charts.Heat:
@@ -448,9 +457,14 @@ def _rows_table(table: Table) -> str:
     columns = _columns(table)
     head = "".join(f'<th class="num" title="{_e(tip)}">{_e(name)}</th>' for name, tip, _ in columns)
     body = []
-    for cell in table.rows:
+    starts = _group_starts(table.rows)
+    for i, cell in enumerate(table.rows):
         base = cell is table.baseline
-        tag, row_class = ('<span class="tag">baseline</span>', ' class="baseline"') if base else ("", "")
+        classes = " ".join(name for name, on in (("baseline", base), ("runtime-start", i in starts)) if on)
+        tag, row_class = (
+            ('<span class="tag">baseline</span>' if base else ""),
+            (f' class="{classes}"' if classes else ""),
+        )
         tag += "".join(f'<span class="tag mark" title="{_e(m.seen)}">{_e(m.word)}</span>' for m in table.marks(cell))
         figures = (
             "".join(f'<td class="num">{_e(value(cell))}</td>' for _, _, value in columns)
@@ -466,6 +480,12 @@ def _rows_table(table: Table) -> str:
         '<th class="num" title="verified / run">trials</th></tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
     )
+
+
+def _group_starts(rows) -> set[int]:
+    """Where a runtime's rows begin, after another runtime's: set apart in tables and charts."""
+    runtimes = [r.key.row.split("/")[0] for r in rows]
+    return {i for i in range(1, len(runtimes)) if runtimes[i] != runtimes[i - 1]}
 
 
 def _trials(cell: CellResult) -> str:
@@ -527,7 +547,7 @@ def _time_chart(table: Table, rows: list[CellResult]) -> str:
         for r, s in zip(rows, summaries)
     ]
     name = f"overhead: {what} minus the {seconds_text(shift)} every unit slept" if shift else f"median {what}"
-    chart = charts.bar_chart(bars, text, f"{table.title} {table.params_text}: {name}")
+    chart = charts.bar_chart(bars, text, f"{table.title} {table.params_text}: {name}", _group_starts(rows))
     return (
         f'<figure class="time">{chart}<figcaption><strong>{_e(name[0].upper() + name[1:])}</strong>, '
         f"{better}. {_whiskers(summaries)}</figcaption></figure>"
@@ -551,7 +571,9 @@ def _memory_chart(table: Table, rows: list[CellResult]) -> str:
         )
         for r in rows
     ]
-    chart = charts.bar_chart(bars, lambda mb: f"{mb:g} MB", f"{table.title} {table.params_text}: peak memory")
+    chart = charts.bar_chart(
+        bars, lambda mb: f"{mb:g} MB", f"{table.title} {table.params_text}: peak memory", _group_starts(rows)
+    )
     tree = (
         " * the whole process tree (the parent's peak and each child's private memory)."
         if any(r.memory_is_tree for r in rows)
@@ -624,6 +646,7 @@ td.num { white-space: nowrap; }
 table.rows { font-size: 13px; }
 table.rows tbody tr:hover { background: #f7f9fc; }
 tr.baseline { background: #f2f6fb; }
+tr.runtime-start > * { border-top: 2px solid var(--muted); }
 .tag { font: 600 10px/1 system-ui, sans-serif; color: var(--accent); border: 1px solid var(--accent);
        border-radius: 3px; padding: 1px 3px; margin-left: 6px; vertical-align: 1px; }
 table.facts th { font-weight: 600; color: var(--muted); white-space: nowrap; padding-left: 0; }
