@@ -182,7 +182,10 @@ class Point:
 class Line:
     label: str
     points: Sequence[Point | None]  # one per x value; None where the series has no figure
-    style: int = 0  # colour and marker: one index, one look, in every chart
+    # Its look, the same in every chart: a colour (a runtime's, so that its
+    # mechanisms read as one family) and a marker (a mechanism's within it).
+    colour: int = 0
+    marker: int = 0
 
 
 def line_chart(
@@ -231,7 +234,7 @@ def _named_lines(lines: Sequence[Line], xs: Sequence[float], x: Scale, y: Scale,
     names = dict(zip(reach, _spread([ends[i][1] for i in reach], 15, y.end, y.start)))
     drawn = []
     for i, (line, (end_x, end_y)) in enumerate(zip(lines, ends)):
-        colour = PALETTE[line.style % len(PALETTE)]
+        colour = PALETTE[line.colour % len(PALETTE)]
         drawn.append(_series(line, xs, x, y, colour))
         if i in names:
             drawn.append(
@@ -259,7 +262,7 @@ def _series(line: Line, xs: Sequence[float], x: Scale, y: Scale, colour: str) ->
     marks = [
         f'<g class="point"><title>{_e(p.tip)}</title>'
         + _line(x(v), y(p.low), x(v), y(p.high), colour, 1.2)
-        + _marker(_shape(line.style), x(v), y(p.y), colour)
+        + _marker(line.marker, x(v), y(p.y), colour)
         + "</g>"
         for v, p in zip(xs, line.points)
         if p
@@ -268,23 +271,25 @@ def _series(line: Line, xs: Sequence[float], x: Scale, y: Scale, colour: str) ->
 
 
 def _name(line: Line, x: float, y: float, colour: str) -> str:
-    return _marker(_shape(line.style), x + 4, y, colour) + _text(x + NAME_INDENT, y, line.label)
+    return _marker(line.marker, x + 4, y, colour) + _text(x + NAME_INDENT, y, line.label)
 
 
-def _shape(style: int) -> str:
-    """The marker of a style: shifted at each round of the palette, so that no two of the first 32 look alike."""
-    return MARKERS[(style + style // len(PALETTE)) % len(MARKERS)]
-
-
-def _marker(shape: str, cx: float, cy: float, colour: str, r: float = 4) -> str:
+def _marker(marker: int, cx: float, cy: float, colour: str, r: float = 4) -> str:
+    """Marker `marker`: the four shapes filled, then the four hollow, then again."""
+    shape = MARKERS[marker % len(MARKERS)]
+    paint = (
+        f'fill="{colour}"'
+        if marker // len(MARKERS) % 2 == 0
+        else f'fill="#ffffff" stroke="{colour}" stroke-width="1.5"'
+    )
     if shape == "circle":
-        return f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(r)}" fill="{colour}"/>'
+        return f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(r)}" {paint}/>'
     corners = {
         "square": [(-r, -r), (r, -r), (r, r), (-r, r)],
         "triangle": [(0, -1.2 * r), (1.1 * r, 0.9 * r), (-1.1 * r, 0.9 * r)],
         "diamond": [(0, -1.3 * r), (1.3 * r, 0), (0, 1.3 * r), (-1.3 * r, 0)],
     }[shape]
-    return f'<polygon points="{" ".join(f"{_n(cx + dx)},{_n(cy + dy)}" for dx, dy in corners)}" fill="{colour}"/>'
+    return f'<polygon points="{" ".join(f"{_n(cx + dx)},{_n(cy + dy)}" for dx, dy in corners)}" {paint}/>'
 
 
 def _last(points: Sequence[Point | None], xs: Sequence[float], x: Scale, y: Scale) -> tuple[float, float]:

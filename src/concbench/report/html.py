@@ -37,7 +37,7 @@ def _e(value) -> str:
 
 
 def render(report: RunReport) -> str:
-    styles = {row: i for i, row in enumerate(dict.fromkeys(r.key.row for t in report.tables for r in t.rows))}
+    styles = _styles(list(dict.fromkeys(r.key.row for t in report.tables for r in t.rows)))
     sections = {
         "Diagnosis": _diagnosis(report.diagnosis),
         "Overview": _overview(report.tables),
@@ -59,6 +59,17 @@ def render(report: RunReport) -> str:
 
 
 # Figures as text
+
+
+def _styles(rows: list[str]) -> dict[str, tuple[int, int]]:
+    """Each row's look in every chart: its runtime's colour, and a marker of
+    its own among its runtime's rows."""
+    runtimes = list(dict.fromkeys(row.split("/")[0] for row in rows))
+    looks, used = {}, dict.fromkeys(runtimes, 0)
+    for row in rows:
+        runtime = row.split("/")[0]
+        looks[row], used[runtime] = (runtimes.index(runtime), used[runtime]), used[runtime] + 1
+    return looks
 
 
 def _anchor(table: Table) -> str:
@@ -214,12 +225,12 @@ def _heat(table: Table, cell: CellResult) -> charts.Heat:
 # Scaling: a line chart per sweep
 
 
-def _scaling(found: list[Sweep], styles: dict[str, int]) -> str:
+def _scaling(found: list[Sweep], styles: dict[str, tuple[int, int]]) -> str:
     figures = [f for sweep in found for f in (_sweep_figure(sweep, styles), _sweep_memory_figure(sweep, styles)) if f]
     return _section("Scaling", "Scaling", *figures) if figures else ""
 
 
-def _sweep_figure(sweep: Sweep, styles: dict[str, int]) -> str:
+def _sweep_figure(sweep: Sweep, styles: dict[str, tuple[int, int]]) -> str:
     """The sweep's time (or rate) over its parameter."""
     text, what, better = _what(sweep.tables[0])
     if any(t.delay for t in sweep.tables):  # the units sleep by design: plot what they cost, as the bars do
@@ -227,7 +238,7 @@ def _sweep_figure(sweep: Sweep, styles: dict[str, int]) -> str:
     return _sweep_chart(sweep, styles, "time", what, text, better, lambda t, cell: t.figure(cell), _point)
 
 
-def _sweep_memory_figure(sweep: Sweep, styles: dict[str, int]) -> str:
+def _sweep_memory_figure(sweep: Sweep, styles: dict[str, tuple[int, int]]) -> str:
     """The sweep's peak memory over its parameter: what holding more units costs."""
 
     def point(table: Table, row: str, where: str, _: Callable[[float], str]) -> charts.Point | None:
@@ -248,7 +259,7 @@ def _sweep_memory_figure(sweep: Sweep, styles: dict[str, int]) -> str:
 
 def _sweep_chart(
     sweep: Sweep,
-    styles: dict[str, int],
+    styles: dict[str, tuple[int, int]],
     kind: str,
     what: str,
     text: Callable[[float], str],
@@ -263,7 +274,7 @@ def _sweep_chart(
         return ""
     lines = [
         charts.Line(
-            row, [point(t, row, f"{sweep.param}={v}", text) for t, v in zip(sweep.tables, sweep.values)], styles[row]
+            row, [point(t, row, f"{sweep.param}={v}", text) for t, v in zip(sweep.tables, sweep.values)], *styles[row]
         )
         for row in rows
     ]
