@@ -1,18 +1,19 @@
 """The terminal's tables stay readable at fifty mechanisms: more than a few
-n/a, repetition or "not settled" lines under a table collapse into one."""
+n/a, remark, repetition or "not settled" lines under a table collapse into one."""
 
 import re
 
 from concbench.protocol import Status
-from concbench.records import CellKey, Sample, Skipped, TrialRecord
+from concbench.records import CellKey, Note, Sample, Skipped, TrialRecord
 from concbench.report import aggregate, terminal
 
 PARAMS = (("n", 100),)
 
 
-def table(rows: int, skipped: list[Skipped]) -> aggregate.Table:
+def table(rows: int, skipped: list[Skipped], units: int = 1, notes: list[Note] | None = None) -> aggregate.Table:
     """A table of `rows` mechanisms whose runs all took about 1 ms: every
-    neighbour's interval overlaps the next's."""
+    neighbour's interval overlaps the next's; with units, each run's units
+    were alive one at a time (serial)."""
     records = [
         TrialRecord(
             CellKey("triangle", f"rt{r % 3}", f"m{r}", PARAMS),
@@ -20,12 +21,14 @@ def table(rows: int, skipped: list[Skipped]) -> aggregate.Table:
             Status.OK,
             "",
             {},
-            samples=tuple(Sample(False, 1_000_000 + 1000 * ((r + run) % 3), 1, 1, 1, {}) for run in range(6)),
+            samples=tuple(
+                Sample(False, 1_000_000 + 1000 * ((r + run) % 3), 1, 1, units, {}, peak_live=1) for run in range(6)
+            ),
         )
         for r in range(rows)
         for trial in range(2)
     ]
-    (found,) = aggregate.tables(records, skipped, {})
+    (found,) = aggregate.tables(records, skipped, {}, notes)
     return found
 
 
@@ -51,3 +54,16 @@ def test_many_collapse_into_one_line_each_counted_by_runtime():
     assert "reason 1" not in shown
     assert shown.count("not settled") == 1
     assert "not settled, 5 pairs whose intervals overlap: " in shown
+
+
+def test_many_remarks_collapse_into_a_count_of_each_mark_and_of_the_notes():
+    notes = [Note("triangle", f"rt{i % 3}/m{i}", f"note {i}") for i in range(2)]
+    shown = text(table(6, [], units=4, notes=notes))
+    assert "serial 6, notes on 2 rows: what each row observed, and each note, in the HTML report" in shown
+    assert "at most 1 of 4 units" not in shown and "note 1" not in shown
+
+
+def test_a_few_remarks_are_shown_each_on_its_row():
+    shown = text(table(2, [], units=4, notes=[Note("triangle", "rt0/m0", "note 0")]))
+    assert re.search(r"^rt0/m0 +serial: at most 1 of 4 units alive at once$", shown, re.M)
+    assert re.search(r"^rt0/m0 +note: note 0$", shown, re.M)

@@ -208,7 +208,7 @@ LEGEND = (
     "was observed under the table: honest rows (a GVL is real), but no contention.",
     "switches (HTML): the trial process's context switches (wait4): voluntary ones are waits, involuntary "
     "ones preemptions. trials: verified / run.",
-    "In the terminal, more than 3 n/a (or repetition, or 'not settled') lines under a table become one line "
+    "In the terminal, more than 3 n/a lines under a table (or remarks and notes, repetition or 'not settled' lines) become one line "
     "(the HTML report has each of them); -w, -r and -m narrow show and report to some rows.",
 )
 

@@ -82,18 +82,15 @@ def render(table: Table) -> list[Text]:
                 )
             )
     lines += _skipped_lines(table, width)
-    lines += [
-        Text.assemble(f"{printable(row):<{width}}  ", (printable(what), "yellow"))
-        for row, what in table.remarks(repeats=False)
-    ]
+    lines += _remark_lines(table, width)
     lines += _repeated_lines(table, width)
     lines += _unsettled_lines(table)
     lines += [line for cell in table.rows for line in failure_lines(cell)]
     return lines
 
 
-# At most this many n/a lines under a table (or repetition lines, or "not
-# settled" ones); more collapse into one, whose details are in the HTML
+# At most this many n/a lines under a table (or remarks, repetition lines or
+# "not settled" ones); more collapse into one, whose details are in the HTML
 # report (and `concbench list`), so that a table of fifty rows stays readable.
 MOST_LINES = 3
 
@@ -111,6 +108,25 @@ def _skipped_lines(table: Table, width: int) -> list[Text]:
         for kind, runtimes in by_kind.items()
     )
     return [Text(printable(f"{counts}: each with its reason in the HTML report and concbench list"), style="dim")]
+
+
+def _remark_lines(table: Table, width: int) -> list[Text]:
+    """What each marked row observed, and the notes its runtime gives it; many
+    become a count of each mark (the rows carry their marks) and of the notes."""
+    found = table.remarks(repeats=False)
+    if len(found) <= MOST_LINES:
+        return [Text.assemble(f"{printable(row):<{width}}  ", (printable(what), "yellow")) for row, what in found]
+    marked: dict[str, int] = {}
+    for cell in table.rows:
+        for mark in table.marks(cell):
+            marked[mark.word] = marked.get(mark.word, 0) + 1
+    counts = [f"{word} {n}" for word, n in marked.items()]
+    counts += [f"notes on {len(table.notes)} rows"] if table.notes else []
+    return [
+        Text(
+            printable(f"{', '.join(counts)}: what each row observed, and each note, in the HTML report"), style="yellow"
+        )
+    ]
 
 
 def _repeated_lines(table: Table, width: int) -> list[Text]:
