@@ -1,0 +1,135 @@
+"""Mere waiting: wait 0 (workloads/yield.toml): one operation, the measured
+unit yields to its scheduler and is resumed; it counts its resumptions.
+`partners` more units yield in a loop beside it until the time box is over;
+then they are stopped and awaited (timed, as the end of the run).
+
+`turn` is the spec's turn counter: every unit adds one each time it runs (the
+schedulers, the GIL's, asyncio's loop and gevent's hub, are no code of ours);
+a yield after which it has moved is `switched`. `turn += 1` is one read and
+one write of a closure cell with no call between them: CPython checks for a
+thread switch only at calls and backward jumps, so under the GIL no other
+thread runs in between, and an increment lost otherwise would only make
+`switched` come out low, never high (a yield with no switch leaves `turn` as
+it was). Only the measured unit touches its own counts."""
+
+import asyncio
+import os
+import threading
+
+import kit
+
+
+def threads(run) -> dict:
+    """The measured unit is the thread running the kit's loop; its yield is
+    os.sched_yield(), which lets go of the GIL, yields the CPU and takes the
+    GIL again, as Ruby's Thread.pass and c/pthread's sched_yield do: a
+    partner waiting for the GIL runs meanwhile. Under the GIL one thread
+    runs Python code at a time, so the counter moves only when the GIL
+    changed hands, and the threads need no pinning to one CPU (c/pthread and
+    go need it). Not time.sleep(0): it sleeps in clock_nanosleep, whose
+    timer slack made it cost about 80 us a call here (2,600 yields in 0.2 s
+    against 400,700 with no partner), a timer, not a yield. Without a GIL
+    (free-threaded builds) partners would move the counter from the other
+    CPU in parallel: the run is then pinned to one CPU."""
+    if kit.GIL or not run.params["partners"]:
+        return sync_yields(run, os.sched_yield, start_thread, join_threads, observable=True)
+    was = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(was)})  # this thread, and the partners it starts
+    try:
+        return sync_yields(run, os.sched_yield, start_thread, join_threads, observable=True)
+    finally:
+        os.sched_setaffinity(0, was)
+
+
+def start_thread(body) -> threading.Thread:
+    thread = threading.Thread(target=body)
+    thread.start()
+    return thread
+
+
+def join_threads(started):
+    for thread in started:
+        thread.join()
+
+
+def greenlets(run) -> dict:
+    """The measured unit is the greenlet running the kit's loop (the main
+    one), its yield gevent.sleep(0): to the hub, which runs the partners
+    waiting before it. A lone greenlet's switch to the hub and back runs
+    nothing of ours that could see it: with no partner, `switched` is not
+    observable (null)."""
+    import gevent
+
+    def join_greenlets(started):
+        gevent.joinall(started, raise_error=True)
+
+    return sync_yields(run, gevent.sleep, gevent.spawn, join_greenlets, observable=run.params["partners"] > 0)
+
+
+def sync_yields(run, pause, start, join, observable: bool) -> dict:
+    """The loop, with `pause()` as the yield, partners started with
+    start(body) and awaited with join(started)."""
+    units, turn, resumed, switched, stop = run.units, 0, 0, 0, False
+
+    def partner():
+        nonlocal turn
+        with units.unit():
+            while not stop:
+                turn += 1
+                pause()
+
+    def measured():
+        nonlocal turn, resumed, switched
+        turn += 1
+        seen = turn
+        pause()
+        if turn != seen:
+            switched += 1
+        resumed += 1
+
+    partners = [start(partner) for _ in range(run.params["partners"])]
+    with units.unit():
+        run.rate(measured)
+    stop = True
+    join(partners)
+    run.evidence(switched=switched if observable else None)
+    return {"count": resumed}
+
+
+def tasks(run) -> dict:
+    """The measured unit is the task running the kit's loop, its yield
+    `await asyncio.sleep(0)`: back to the loop's queue of ready callbacks,
+    behind the partners. As with gevent, with no partner `switched` is not
+    observable (null): the loop runs nothing of ours."""
+    units, turn, resumed, switched, stop = run.units, 0, 0, 0, False
+
+    async def partner():
+        nonlocal turn
+        with units.unit():
+            while not stop:
+                turn += 1
+                await asyncio.sleep(0)
+
+    async def measured():
+        nonlocal turn, resumed, switched
+        turn += 1
+        seen = turn
+        await asyncio.sleep(0)
+        if turn != seen:
+            switched += 1
+        resumed += 1
+
+    async def main():
+        nonlocal stop
+        partners = [asyncio.create_task(partner()) for _ in range(run.params["partners"])]
+        with units.unit():
+            await run.rate_async(measured)
+        stop = True
+        await asyncio.gather(*partners)
+
+    run.asyncio_run(main())
+    run.evidence(switched=switched if run.params["partners"] else None)
+    return {"count": resumed}
+
+
+MECHANISMS = {"thread": threads, "asyncio": tasks, "uvloop": tasks, "gevent": greenlets}
