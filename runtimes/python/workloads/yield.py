@@ -16,22 +16,27 @@ import asyncio
 import os
 import threading
 
-import kit
-
 
 def threads(run) -> dict:
     """The measured unit is the thread running the kit's loop; its yield is
     os.sched_yield(), which lets go of the GIL, yields the CPU and takes the
-    GIL again, as Ruby's Thread.pass and c/pthread's sched_yield do: a
-    partner waiting for the GIL runs meanwhile. Under the GIL one thread
-    runs Python code at a time, so the counter moves only when the GIL
-    changed hands, and the threads need no pinning to one CPU (c/pthread and
-    go need it). Not time.sleep(0): it sleeps in clock_nanosleep, whose
-    timer slack made it cost about 80 us a call here (2,600 yields in 0.2 s
-    against 400,700 with no partner), a timer, not a yield. Without a GIL
-    (free-threaded builds) partners would move the counter from the other
-    CPU in parallel: the run is then pinned to one CPU."""
-    if kit.GIL or not run.params["partners"]:
+    GIL again, as Ruby's Thread.pass and c/pthread's sched_yield do. Not
+    time.sleep(0): it sleeps in clock_nanosleep, whose timer slack made it
+    cost about 80 us a call here (2,600 yields in 0.2 s against 400,700),
+    a timer, not a yield.
+
+    Under the GIL one thread runs Python code at a time, so the counter
+    moves only when the GIL changed hands: `switched` cannot count
+    parallelism. But a partner waiting for the GIL on the other CPU often
+    wakes too late: the measured thread's sched_yield, alone on its CPU's
+    run queue, returns at once and takes the GIL back (smoke runs of 10 ms,
+    unpinned: 37 of 10,220 yields switched in one, 4,550 of 4,550 in the
+    next). So with partners the run is pinned to one CPU, as c/pthread and
+    go are (and as a build without a GIL would need anyway): the partner
+    then waits on the same run queue, and a yield hands it the CPU and the
+    GIL (pinned: 7,340 of 7,340, every run within a yield of all). Without
+    partners there is nobody to switch to and the thread is left unpinned."""
+    if not run.params["partners"]:
         return sync_yields(run, os.sched_yield, start_thread, join_threads, observable=True)
     was = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(was)})  # this thread, and the partners it starts
