@@ -15,6 +15,8 @@ import asyncio
 import os
 import threading
 
+import kit
+
 
 def mechanisms(waits: bool) -> dict:
     """The workload's MECHANISMS: waits says whether a body yields once."""
@@ -24,6 +26,13 @@ def mechanisms(waits: bool) -> dict:
         "uvloop": lambda run: tasks(run, waits),
         "gevent": lambda run: greenlets(run, waits),
     }
+
+
+def mode_of(run) -> str:
+    mode = run.params.get("mode")
+    if mode not in ("await", "batch", "forget"):
+        raise kit.Refusal(f"unknown mode {mode!r}")
+    return mode
 
 
 def threads(run, waits: bool) -> dict:
@@ -59,7 +68,7 @@ def threads(run, waits: bool) -> dict:
         os.sched_yield()
         waiting[:] = [thread for thread in waiting if thread.is_alive()]
 
-    mode = run.params["mode"]
+    mode = mode_of(run)
     if mode == "await":
         run.rate(start_and_join)
     else:
@@ -73,7 +82,7 @@ def tasks(run, waits: bool) -> dict:
     the forgotten ones at its end; the yield is `await asyncio.sleep(0)`.
     One thread runs the tasks, and a task switches only where it awaits:
     the counter is a plain variable."""
-    units, count = run.units, 0
+    units, count, mode = run.units, 0, mode_of(run)
 
     async def body():
         nonlocal count
@@ -103,7 +112,6 @@ def tasks(run, waits: bool) -> dict:
             async def yield_once():
                 await asyncio.sleep(0)
 
-            mode = run.params["mode"]
             if mode == "await":
                 await run.rate_async(start_and_await)
             elif mode == "batch":
@@ -137,7 +145,7 @@ def greenlets(run, waits: bool) -> dict:
         gevent.joinall(waiting, raise_error=True)
         waiting.clear()
 
-    mode = run.params["mode"]
+    mode = mode_of(run)
     if mode == "await":
         run.rate(lambda: group.spawn(body).join())
     elif mode == "batch":
