@@ -39,9 +39,9 @@ def threads(run, waits: bool) -> dict:
     """A threading.Thread per unit; its yield is os.sched_yield(), which lets
     go of the GIL and the CPU, as Ruby's Thread.pass does (yield.py says why
     not time.sleep(0)). Every body appends to one list: list.append is one C
-    call, which the GIL makes whole, so no count is lost. Finished threads need no
-    join (CPython detaches them): the forgotten ones still running after a
-    batch are kept to be joined at the run's end, the others dropped."""
+    call, which the GIL makes whole, so no count is lost. Finished threads
+    need no join (CPython detaches them): the forgotten ones still running
+    after a batch are kept to be joined at the run's end, the others dropped."""
     units, counted, waiting = run.units, [], []
 
     def body():
