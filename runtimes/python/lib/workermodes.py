@@ -19,11 +19,12 @@ greenlets evaluate their stripes one after another where the work never lets
 go of the GIL or never awaits (runtime.toml's notes); forked processes run
 at once."""
 
-import asyncio
 import os
 import pickle
-import threading
 from collections import Counter
+from functools import partial
+
+from lib import units
 
 
 def mechanisms(workload) -> dict:
@@ -44,25 +45,49 @@ def in_place(run, workload) -> dict:
 
 
 def threads(run, workload) -> dict:
-    """A threading.Thread per stripe, writing its results into a slot of its own."""
-    evaluate, units, workers = workload.evaluate, run.units, worker_count(run)
+    """A threading.Thread per stripe (lib/units.py)."""
+    return evaluations(run, workload, striped(run, workload, units.threads))
+
+
+def greenlets(run, workload) -> dict:
+    """A greenlet per stripe (gevent.spawn, joinall: lib/units.py)."""
+    return evaluations(run, workload, striped(run, workload, units.greenlets))
+
+
+def striped(run, workload, run_all):
+    """The map of the modes whose units share memory: run_all(run, bodies)
+    runs a unit per stripe, each writing its results into a slot of its own."""
+    evaluate, workers = workload.evaluate, worker_count(run)
 
     def apply(inputs):
         n = min(workers, len(inputs))
         stripes = [None] * n
 
-        def unit(w):
-            with units.unit():
-                stripes[w] = stripe(evaluate, inputs, w, n)
+        def body(w):
+            stripes[w] = stripe(evaluate, inputs, w, n)
 
-        started = [threading.Thread(target=unit, args=(w,)) for w in range(n)]
-        for thread in started:
-            thread.start()
-        for thread in started:
-            thread.join()
+        run_all(run, [partial(body, w) for w in range(n)])
         return interleaved(stripes, len(inputs))
 
-    return evaluations(run, workload, apply)
+    return apply
+
+
+def tasks(run, workload) -> dict:
+    """An asyncio task per stripe, in a TaskGroup (lib/units.py): striped's
+    map, awaited."""
+    evaluate, workers = workload.evaluate, worker_count(run)
+
+    async def apply(inputs):
+        n = min(workers, len(inputs))
+        stripes = [None] * n
+
+        async def body(w):
+            stripes[w] = stripe(evaluate, inputs, w, n)
+
+        await units.tasks(run, [partial(body, w) for w in range(n)])
+        return interleaved(stripes, len(inputs))
+
+    return evaluations_async(run, workload, apply)
 
 
 def processes(run, workload) -> dict:
@@ -93,42 +118,6 @@ def send_stripe(reader, writer, evaluate, inputs, w, n):
 def receive(reader):
     with open(reader, "rb") as stream:
         return pickle.load(stream)
-
-
-def tasks(run, workload) -> dict:
-    """An asyncio task per stripe, gathered."""
-    evaluate, units, workers = workload.evaluate, run.units, worker_count(run)
-
-    async def apply(inputs):
-        n = min(workers, len(inputs))
-
-        async def unit(w):
-            with units.unit():
-                return stripe(evaluate, inputs, w, n)
-
-        return interleaved(await asyncio.gather(*(unit(w) for w in range(n))), len(inputs))
-
-    return evaluations_async(run, workload, apply)
-
-
-def greenlets(run, workload) -> dict:
-    """A greenlet per stripe (gevent.spawn), joined with joinall."""
-    import gevent
-
-    evaluate, units, workers = workload.evaluate, run.units, worker_count(run)
-
-    def apply(inputs):
-        n = min(workers, len(inputs))
-
-        def unit(w):
-            with units.unit():
-                return stripe(evaluate, inputs, w, n)
-
-        started = [gevent.spawn(unit, w) for w in range(n)]
-        gevent.joinall(started, raise_error=True)
-        return interleaved([greenlet.value for greenlet in started], len(inputs))
-
-    return evaluations(run, workload, apply)
 
 
 def evaluations(run, workload, apply) -> dict:
