@@ -14,7 +14,8 @@ it was). Only the measured unit touches its own counts."""
 
 import asyncio
 import os
-import threading
+
+from lib import units
 
 
 def threads(run) -> dict:
@@ -37,24 +38,13 @@ def threads(run) -> dict:
     GIL (pinned: 7,340 of 7,340, every run within a yield of all). Without
     partners there is nobody to switch to and the thread is left unpinned."""
     if not run.params["partners"]:
-        return sync_yields(run, os.sched_yield, start_thread, join_threads, observable=True)
+        return sync_yields(run, os.sched_yield, units.Threads(run), observable=True)
     was = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(was)})  # this thread, and the partners it starts
     try:
-        return sync_yields(run, os.sched_yield, start_thread, join_threads, observable=True)
+        return sync_yields(run, os.sched_yield, units.Threads(run), observable=True)
     finally:
         os.sched_setaffinity(0, was)
-
-
-def start_thread(body) -> threading.Thread:
-    thread = threading.Thread(target=body)
-    thread.start()
-    return thread
-
-
-def join_threads(started):
-    for thread in started:
-        thread.join()
 
 
 def greenlets(run) -> dict:
@@ -65,23 +55,19 @@ def greenlets(run) -> dict:
     observable (null)."""
     import gevent
 
-    def join_greenlets(started):
-        gevent.joinall(started, raise_error=True)
-
-    return sync_yields(run, gevent.sleep, gevent.spawn, join_greenlets, observable=run.params["partners"] > 0)
+    return sync_yields(run, gevent.sleep, units.Greenlets(run), observable=run.params["partners"] > 0)
 
 
-def sync_yields(run, pause, start, join, observable: bool) -> dict:
-    """The loop, with `pause()` as the yield, partners started with
-    start(body) and awaited with join(started)."""
-    units, turn, resumed, switched, stop = run.units, 0, 0, 0, False
+def sync_yields(run, pause, starter, observable: bool) -> dict:
+    """The loop, with `pause()` as the yield, the partners started and
+    awaited by starter (lib/units.py's Threads or Greenlets)."""
+    turn, resumed, switched, stop = 0, 0, 0, False
 
     def partner():
         nonlocal turn
-        with units.unit():
-            while not stop:
-                turn += 1
-                pause()
+        while not stop:
+            turn += 1
+            pause()
 
     def measured():
         nonlocal turn, resumed, switched
@@ -92,11 +78,11 @@ def sync_yields(run, pause, start, join, observable: bool) -> dict:
             switched += 1
         resumed += 1
 
-    partners = [start(partner) for _ in range(run.params["partners"])]
-    with units.unit():
+    partners = [starter.start(partner) for _ in range(run.params["partners"])]
+    with run.units.unit():
         run.rate(measured)
     stop = True
-    join(partners)
+    starter.join(partners)
     run.evidence(switched=switched if observable else None)
     return {"count": resumed}
 
@@ -106,11 +92,11 @@ def tasks(run) -> dict:
     `await asyncio.sleep(0)`: back to the loop's queue of ready callbacks,
     behind the partners. As with gevent, with no partner `switched` is not
     observable (null): the loop runs nothing of ours."""
-    units, turn, resumed, switched, stop = run.units, 0, 0, 0, False
+    turn, resumed, switched, stop = 0, 0, 0, False
 
     async def partner():
         nonlocal turn
-        with units.unit():
+        with run.units.unit():
             while not stop:
                 turn += 1
                 await asyncio.sleep(0)
@@ -127,7 +113,7 @@ def tasks(run) -> dict:
     async def main():
         nonlocal stop
         partners = [asyncio.create_task(partner()) for _ in range(run.params["partners"])]
-        with units.unit():
+        with run.units.unit():
             await run.rate_async(measured)
         stop = True
         await asyncio.gather(*partners)
