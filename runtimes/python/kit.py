@@ -13,6 +13,7 @@ the first run, untimed; its value is run.prepared. Code several workloads
 share is in lib/ (`import lib.<module>`); this kit is `import kit`.
 
 run.params        the request's parameters (a dict)
+run.mechanism     the request's mechanism (a name of the manifest's)
 run.scratch       the trial's scratch directory
 run.clock()       `with run.clock():` marks the timed region (plain or async
                   code: it reads the clocks on enter and exit); without it
@@ -174,6 +175,7 @@ class Run:
     def __init__(self, trial: "Trial"):
         self._trial = trial
         self.params = trial.params
+        self.mechanism = trial.mechanism
         self.prepared = trial.prepared
         self.scratch = trial.scratch
         self.units = Units() if GIL else LockedUnits()

@@ -1,54 +1,109 @@
 """Starting a run's units, one per body, counting each as it starts and
-finishes, and awaiting them all: a body is a callable without arguments (a
-coroutine function for tasks). A body that raises fails the run."""
+finishes, and awaiting them. A body is a callable without arguments (a
+coroutine function for tasks); a body that raises fails the run.
+
+Threads, Greenlets and Processes share one interface, so that a workload
+writes its blocking rows once: start(body) returns a handle, join(handles)
+awaits them, shared(n) makes n integer slots every unit sees (a list, or
+shared memory across processes) for what the units hand back."""
 
 import asyncio
+import multiprocessing
 import threading
 
 
-def threads(run, bodies):
-    """A threading.Thread per body, all started, then joined."""
-    failures = []
+class Threads:
+    """A threading.Thread per body."""
 
-    def unit(body):
-        with run.units.unit():
+    def __init__(self, run):
+        self.run, self.failures = run, []
+
+    def start(self, body):
+        thread = threading.Thread(target=self._unit, args=(body,))
+        thread.start()
+        return thread
+
+    def _unit(self, body):
+        with self.run.units.unit():
             try:
                 body()
             except BaseException as e:  # a thread's exception would only be printed
-                failures.append(e)
+                self.failures.append(e)
 
-    started = [threading.Thread(target=unit, args=(body,)) for body in bodies]
-    for thread in started:
-        thread.start()
-    for thread in started:
-        thread.join()
-    if failures:
-        raise failures[0]
+    def join(self, handles):
+        for thread in handles:
+            thread.join()
+        if self.failures:
+            raise self.failures[0]
+
+    @staticmethod
+    def shared(n: int):
+        return [0] * n
+
+
+class Greenlets:
+    """A greenlet per body (gevent.spawn), awaited with joinall."""
+
+    def __init__(self, run):
+        import gevent
+
+        self.run, self.gevent = run, gevent
+
+    def start(self, body):
+        return self.gevent.spawn(self._unit, body)
+
+    def _unit(self, body):
+        with self.run.units.unit():
+            body()
+
+    def join(self, handles):
+        self.gevent.joinall(handles, raise_error=True)
+
+    shared = staticmethod(Threads.shared)
+
+
+class Processes:
+    """A forked process per body (run.fork stamps it), reaped by join."""
+
+    def __init__(self, run):
+        self.run = run
+
+    def start(self, body):
+        return self.run.fork(body)
+
+    def join(self, handles):
+        self.run.wait(handles)
+
+    @staticmethod
+    def shared(n: int):
+        return multiprocessing.get_context("fork").RawArray("q", n)
+
+
+def run_all(units, bodies):
+    """Starts a unit per body, then awaits them all."""
+    units.join([units.start(body) for body in bodies])
+
+
+def threads(run, bodies):
+    run_all(Threads(run), bodies)
 
 
 def greenlets(run, bodies):
-    """A greenlet per body (gevent.spawn), all awaited with joinall."""
-    import gevent
+    run_all(Greenlets(run), bodies)
 
-    def unit(body):
-        with run.units.unit():
-            body()
 
-    gevent.joinall([gevent.spawn(unit, body) for body in bodies], raise_error=True)
+def processes(run, bodies):
+    run_all(Processes(run), bodies)
+
+
+async def task(run, body):
+    """A task's coroutine: the body (a coroutine function), counted."""
+    with run.units.unit():
+        return await body()
 
 
 async def tasks(run, bodies):
     """An asyncio task per body, in one TaskGroup."""
-
-    async def unit(body):
-        with run.units.unit():
-            await body()
-
     async with asyncio.TaskGroup() as group:
         for body in bodies:
-            group.create_task(unit(body))
-
-
-def processes(run, bodies):
-    """A forked process per body (run.fork stamps it), all reaped."""
-    run.wait([run.fork(body) for body in bodies])
+            group.create_task(task(run, body))
