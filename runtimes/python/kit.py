@@ -25,7 +25,10 @@ run.units         the run's units (Units below): start()/finish() as the
                   first and last act of a unit's body, or `with
                   run.units.unit():`; spans([(start, end), ...]) of stamps a
                   unit took itself (stamp()); counted(started=, peak=) for
-                  figures counted elsewhere. A mechanism that starts no unit
+                  figures counted elsewhere; `with run.units.task():` around a
+                  task on a pool's thread (the units are the threads that ran
+                  the run's tasks, each alive while it runs one). A mechanism
+                  that starts no unit
                   touches nothing (units = peak_live = 0).
 run.evidence(contended=n, ...)  the counts the spec's [evidence] declares;
                   None where the mechanism cannot observe it.
@@ -40,6 +43,9 @@ run.fork(body, *args)  runs body(*args) in a forked child, which stamps its
                   own span and, in runs that account for memory, its private
                   memory (for tree_rss_kb); returns the pid. run.wait(pids)
                   reaps them (a child that failed fails the run).
+run.pool_initializer()  the initializer of a pool's forked workers
+                  (ProcessPoolExecutor(initializer=...)): each worker stamps
+                  its span, and its private memory, as it exits.
 
 In gevent trials the kit monkey-patches the standard library (gevent's
 monkey.patch_all) before it imports anything else; other trials never load
@@ -63,6 +69,7 @@ import struct
 import sys
 import time
 import traceback
+from _thread import get_ident
 from array import array
 from itertools import accumulate, repeat
 from pathlib import Path
@@ -89,6 +96,8 @@ class Units:
         self._events = array("b")  # +1 a start, -1 a finish, in the order they happened
         self._spans = []
         self._counted = None
+        self._threads = {}  # the pool's threads that ran the run's tasks
+        self._busy = array("b")  # +1 a task started, -1 one finished
 
     def start(self):
         self._events.append(1)
@@ -106,6 +115,10 @@ class Units:
     def __exit__(self, *exc):
         self.finish()
 
+    def task(self):
+        """`with units.task():` around a task on a pool's thread."""
+        return PoolTask(self)
+
     def spans(self, pairs):
         """Units that took their own stamps as they started and ended."""
         self._spans.extend(pairs)
@@ -116,20 +129,46 @@ class Units:
 
     def count(self) -> tuple[int, int]:
         """(units, peak_live), after the clocks stopped."""
-        sources = [bool(self._events), bool(self._spans), self._counted is not None]
+        sources = [bool(self._events), bool(self._spans), self._counted is not None, bool(self._threads)]
         if sum(sources) > 1:
-            raise RuntimeError("a run counts its units one way: start/finish, spans or counted")
+            raise RuntimeError("a run counts its units one way: start/finish, spans, counted or task")
         if self._counted:
             return self._counted
         if self._spans:
-            # A span that ends when another starts is counted as ended first.
-            events = sorted([(start, 1) for start, _ in self._spans] + [(end, -1) for _, end in self._spans])
-            return len(self._spans), max(accumulate(step for _, step in events))
+            return len(self._spans), most_at_once(self._spans)
+        if self._threads:
+            if sum(self._busy):
+                raise RuntimeError(f"{sum(self._busy)} tasks still running at the end of the run")
+            return len(self._threads), max(accumulate(self._busy))
         live = sum(self._events)
         if live:
             raise RuntimeError(f"{live} units still alive at the end of the run")
         started = self._events.count(1)
         return started, max(accumulate(self._events), default=0)
+
+
+class PoolTask:
+    """A task on a pool's thread: the thread's key in a dict and an event, one
+    C call each, which the GIL makes whole."""
+
+    __slots__ = ("units",)
+
+    def __init__(self, units: Units):
+        self.units = units
+
+    def __enter__(self):
+        self.units._threads[get_ident()] = True
+        self.units._busy.append(1)
+
+    def __exit__(self, *exc):
+        self.units._busy.append(-1)
+
+
+def most_at_once(spans) -> int:
+    """The most (start, end) spans open at once; a span that ends when another
+    starts is counted as ended first."""
+    events = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
+    return max(accumulate(step for _, step in events))
 
 
 class LockedUnits(Units):
@@ -148,6 +187,9 @@ class LockedUnits(Units):
     def finish(self):
         with self._lock:
             self._events.append(-1)
+
+    def task(self):
+        raise RuntimeError("units.task counts under the GIL only")
 
 
 class Clocks:
@@ -241,6 +283,10 @@ class Run:
     def wait(self, pids):
         self._trial.wait(pids)
 
+    def pool_initializer(self):
+        self._trial.pooled = True
+        return self._trial.pool_worker_started
+
     def measure(self, mechanism) -> dict:
         """Times the call (or its clock region) and returns the run's record."""
         start = Clocks()
@@ -276,6 +322,7 @@ class Trial:
         self._children_path = os.path.join(self.scratch, ".kit-children")
         self._children = os.open(self._children_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         self._forks = self._alive = self._most_alive = 0
+        self.pooled = False
         self.account_memory = False
 
     def fork(self, body, args) -> int:
@@ -289,14 +336,25 @@ class Trial:
         try:
             start = stamp()
             body(*args)
-            end = stamp()
-            os.write(self._children, CHILD_RECORD.pack(private_kb() if self.account_memory else 0, start, end))
+            self._report(start)
         except BaseException:
             traceback.print_exc()
             code = 1
         finally:
             sys.stderr.flush()
             os._exit(code)
+
+    def _report(self, start: int):
+        """A child's record: its private memory (in runs that account for it) and span."""
+        end = stamp()
+        os.write(self._children, CHILD_RECORD.pack(private_kb() if self.account_memory else 0, start, end))
+
+    def pool_worker_started(self):
+        """A pool's worker, as it starts: it reports as it exits, in
+        multiprocessing's exit hooks (which run its Finalize callbacks)."""
+        from multiprocessing import util
+
+        util.Finalize(None, self._report, args=(stamp(),), exitpriority=0)
 
     def wait(self, pids):
         for pid in pids:
@@ -308,14 +366,17 @@ class Trial:
     def collect_forks(self, units: Units) -> int | None:
         """The children's stamps go to the run's units; returns their private
         memory, as many of the largest as were ever alive at once."""
-        if not self._forks:
+        if not (self._forks or self.pooled):
             return None
         data = Path(self._children_path).read_bytes()
         os.truncate(self._children_path, 0)
         children = list(CHILD_RECORD.iter_unpack(data))
-        units.spans([(start, end) for _, start, end in children])
-        largest = sorted((kb for kb, _, _ in children), reverse=True)[: self._most_alive]
+        spans = [(start, end) for _, start, end in children]
+        units.spans(spans)
+        most_alive = self._most_alive or (most_at_once(spans) if spans else 0)  # a pool's: from their spans
+        largest = sorted((kb for kb, _, _ in children), reverse=True)[:most_alive]
         self._forks = self._most_alive = 0
+        self.pooled = False
         return sum(largest)
 
     def close(self):
