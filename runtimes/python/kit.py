@@ -57,6 +57,13 @@ it; greenlets and asyncio tasks switch only where they wait). The events
 are swept after the clocks stop: `units` counts the +1s, `peak_live` is the
 largest running sum. An interpreter without a GIL (free-threaded builds)
 takes a lock of the kit's own around the append instead (LockedUnits).
+
+COUNTING COST, where it weighs most (a unit started and awaited per
+operation): an asyncio task created and awaited 20,000 times, its body bare
+or inside `with units.unit():`, 21 alternating rounds in one process, three
+runs: 4,592-4,906 ns an operation without, 4,969-5,328 ns with, +380 to
++420 ns (+8 to 9%), two method calls and two array appends. A thread started
+and joined per operation (about 95 us) shows no difference above the noise.
 """
 
 import gc
