@@ -8,6 +8,7 @@ import asyncio
 import os
 import socket
 import struct
+import threading
 from typing import NamedTuple
 
 BYTES = struct.Struct("<Q")
@@ -132,8 +133,6 @@ def mechanisms(ends) -> dict:
     """The MECHANISMS of a workload whose pairs are `ends` (Pipe or Socket)."""
 
     def threads(run) -> dict:
-        import threading
-
         reads = [0] * run.params["groups"]
         p = run.params
 
