@@ -23,7 +23,8 @@ test: lint
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo test --release --quiet --locked --target-dir build; fi
 	@$(VENV)/bin/pytest -q
 
-# Each language's standard checker: ruff for the harness, hlint for the
+# Each language's standard checker: ruff for the harness (and for the Python
+# kit, with the harness's settings, where python3 is installed), hlint for the
 # Haskell kit, ruby -wc for the Ruby kit, gofmt and go vet for the Go kit,
 # rustfmt and clippy for the Rust kit and google-java-format for the Java kit
 # where their toolchains are installed (the C kit builds with -Wall -Wextra
@@ -35,6 +36,7 @@ lint: setup
 	@$(CONCBENCH) setup --tests
 	@$(VENV)/bin/ruff check -q src tests docs/template
 	@$(VENV)/bin/ruff format -q --check src tests docs/template
+	@if command -v python3 >/dev/null; then $(VENV)/bin/ruff check -q runtimes/python && $(VENV)/bin/ruff format -q --check runtimes/python; fi
 	@cd runtimes/haskell && hints=$$(hlint -XNoPatternSynonyms .) || { echo "$$hints"; exit 1; }
 	@for file in runtimes/ruby/*.rb runtimes/ruby/workloads/*.rb runtimes/ruby/test/*.rb; do ruby -wc $$file >/dev/null || exit 1; done
 	@if command -v go >/dev/null; then cd runtimes/go && unformatted=$$(gofmt -l .) && \
