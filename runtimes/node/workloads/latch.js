@@ -1,0 +1,54 @@
+// Countdown latch (workloads/latch.toml): `count` units serve every round;
+// in each of `rounds` rounds the caller makes a latch of `count`, asks every
+// unit to count it down once, and waits until it reaches zero. Unit k adds
+// (k + 1) x (r + 1) for its count-down in round r to a tally of its own.
+"use strict";
+
+const { Queue } = require("../lib/async.js");
+
+const MODULUS = 1_000_000_007;
+
+/** A count-down latch for async functions: `reached` settles at zero. */
+class Latch {
+  constructor(count) {
+    this.count = count;
+    this.reached = new Promise((resolve) => (this.open = resolve));
+  }
+
+  countDown() {
+    if (--this.count === 0) this.open();
+  }
+}
+
+/** Each unit an async function taking the round's latch from an inbox of its
+ *  own (a queue, lib/async.js); null stops it. */
+async function promise(run) {
+  const { count, rounds } = run.params;
+  const units = run.units;
+  const inboxes = Array.from({ length: count }, () => new Queue(0));
+  const tallies = new Array(count).fill(0);
+  const countdowns = new Array(count).fill(0);
+  const unit = async (k) => {
+    units.start();
+    for (let latch = await inboxes[k].pop(), r = 0; latch !== null; latch = await inboxes[k].pop(), r++) {
+      tallies[k] = (tallies[k] + (k + 1) * (r + 1)) % MODULUS;
+      countdowns[k]++;
+      latch.countDown();
+    }
+    units.finish();
+  };
+  const running = Array.from({ length: count }, (_, k) => unit(k));
+  let woken = 0;
+  for (let r = 0; r < rounds; r++) {
+    const latch = new Latch(count);
+    for (const inbox of inboxes) inbox.push(latch);
+    await latch.reached;
+    woken++;
+  }
+  for (const inbox of inboxes) inbox.push(null);
+  await Promise.all(running);
+  const total = (values) => values.reduce((a, b) => a + b, 0);
+  return { rounds: woken, countdowns: total(countdowns), checksum: total(tallies) % MODULUS };
+}
+
+module.exports = { promise };
