@@ -309,7 +309,20 @@ async function serve(request) {
   return response;
 }
 
+/** A run whose promises nothing will settle lets the event loop empty: Node
+ *  then exits 0 without running the rest of main, unless this says so. */
+function answerAtExit() {
+  process.on("exit", () => {
+    if (answered) return;
+    fs.writeSync(1, JSON.stringify({ ok: false, error: "the event loop emptied with the run unfinished: a promise nothing settles" }) + "\n");
+    process.exitCode = 1;
+  });
+}
+
+let answered = false;
+
 async function main() {
+  answerAtExit();
   let code = 0;
   let response;
   try {
@@ -322,6 +335,7 @@ async function main() {
     response = { ok: false, error: String(error.message ?? error).replace(/\s+/g, " ") };
   }
   fs.writeSync(1, JSON.stringify(response) + "\n");
+  answered = true;
   process.exit(code);
 }
 
