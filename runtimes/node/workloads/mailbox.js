@@ -5,6 +5,8 @@
 "use strict";
 
 const { Queue, EMPTY } = require("../lib/async.js");
+const { SharedQueue } = require("../lib/shared.js");
+const { startWorker } = require("../lib/workers.js");
 
 const MODULUS = 1_000_000_007n;
 
@@ -57,4 +59,47 @@ async function promise(run) {
   return { count, sum, ordered: Number(ordered) };
 }
 
-module.exports = { promise, receiver };
+/** The sender worker: its sends that found the mailbox full. */
+function send({ views, messages }) {
+  const mailbox = new SharedQueue(0, views);
+  let blocked = 0;
+  for (let payload = 1; payload <= messages; payload++) {
+    if (!mailbox.tryPush(payload)) {
+      blocked++;
+      mailbox.push(payload);
+    }
+  }
+  return blocked;
+}
+
+/** The receiver worker: its totals, and its takes that found the mailbox empty. */
+function receive({ views, messages }) {
+  const mailbox = new SharedQueue(0, views);
+  const { totals, take } = receiver();
+  let blocked = 0;
+  for (let k = 0; k < messages; k++) {
+    let payload = mailbox.tryPop();
+    if (payload === undefined) {
+      blocked++;
+      payload = mailbox.pop();
+    }
+    take(payload);
+  }
+  return { totals, blocked };
+}
+
+/** Two Workers and a mailbox that is a SharedQueue (lib/shared.js): its slots
+ *  are a SharedArrayBuffer's, so with capacity 0 (no bound) it has room for
+ *  every message, and no send waits. A MessagePort has no bound at all, but
+ *  nothing tells a take from it that waited from one that did not. */
+async function worker(run) {
+  const { messages, capacity } = run.params;
+  const mailbox = new SharedQueue(capacity || messages);
+  const start = (entry) => startWorker(run, __filename, entry, { views: mailbox.views, messages });
+  const [sent, received] = await Promise.all([start("send"), start("receive")]);
+  run.evidence({ blocked: sent + received.blocked });
+  const { count, sum, ordered } = received.totals;
+  return { count, sum, ordered: Number(ordered) };
+}
+
+module.exports = { promise, worker, send, receive, receiver };

@@ -6,6 +6,8 @@
 "use strict";
 
 const { Mutex } = require("../lib/async.js");
+const { SharedLock } = require("../lib/shared.js");
+const { startWorker } = require("../lib/workers.js");
 
 const PATTERN = /foo(.+)$/;
 const SUBJECT = "foobar".repeat(100);
@@ -39,4 +41,36 @@ async function promise(run) {
   return { sum: all.reduce((total, group) => total + group.counter, 0) };
 }
 
-module.exports = { promise, captured };
+/** A worker's loop: the group's lock and counter are in SharedArrayBuffers. */
+function lockedWork({ lock, counter, iterations }) {
+  const mutex = new SharedLock(lock);
+  let contended = 0;
+  for (let i = 0; i < iterations; i++) {
+    if (!mutex.tryLock()) {
+      contended++;
+      mutex.lock();
+    }
+    const value = counter[0];
+    counter[0] = value + captured();
+    mutex.unlock();
+  }
+  return contended;
+}
+
+/** A Worker per unit, each with its own copy of the compiled pattern (a
+ *  RegExp cannot be shared between isolates): Atomics lock, and the counter
+ *  read and written under it. */
+async function worker(run) {
+  const { groups, workers, iterations } = run.params;
+  const all = Array.from({ length: groups }, () => ({
+    lock: new SharedLock().cells,
+    counter: new Float64Array(new SharedArrayBuffer(8)),
+  }));
+  const contended = await run.timed(() =>
+    Promise.all(all.flatMap((group) => Array.from({ length: workers }, () => startWorker(run, __filename, "lockedWork", { ...group, iterations })))),
+  );
+  run.evidence({ contended: contended.reduce((a, b) => a + b, 0) });
+  return { sum: all.reduce((total, group) => total + group.counter[0], 0) };
+}
+
+module.exports = { promise, worker, lockedWork };

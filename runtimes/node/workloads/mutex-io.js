@@ -8,6 +8,8 @@
 const fs = require("node:fs");
 const path = require("node:path");
 const { Mutex } = require("../lib/async.js");
+const { SharedLock } = require("../lib/shared.js");
+const { startWorker } = require("../lib/workers.js");
 
 /** The groups' files, made before the timing; their sizes, and removing them, after. */
 function groupFiles(run) {
@@ -58,4 +60,41 @@ async function promise(run) {
   return { bytes: sizesRemoved(files) };
 }
 
-module.exports = { promise, groupFiles, sizesRemoved };
+/** A worker's loop: a blocking pwrite (fs.writeSync at a position) on the
+ *  descriptor the caller opened (a worker shares its process's descriptors),
+ *  the group's lock and end in SharedArrayBuffers. */
+function lockedWrites({ lock, end, fd, iterations, size }) {
+  const mutex = new SharedLock(lock);
+  const block = Buffer.alloc(size, "x");
+  let contended = 0;
+  for (let i = 0; i < iterations; i++) {
+    if (!mutex.tryLock()) {
+      contended++;
+      mutex.lock();
+    }
+    const at = end[0];
+    for (let written = 0; written < size; ) written += fs.writeSync(fd, block, written, size - written, at + written);
+    end[0] = at + size;
+    mutex.unlock();
+  }
+  return contended;
+}
+
+/** A Worker per unit, blocking writes, an Atomics lock per group. */
+async function worker(run) {
+  const { workers, iterations, size } = run.params;
+  const files = groupFiles(run);
+  const groups = files.map((file) => ({
+    lock: new SharedLock().cells,
+    end: new Float64Array(new SharedArrayBuffer(8)),
+    fd: fs.openSync(file, "r+"),
+  }));
+  const contended = await run.timed(() =>
+    Promise.all(groups.flatMap((group) => Array.from({ length: workers }, () => startWorker(run, __filename, "lockedWrites", { ...group, iterations, size })))),
+  );
+  for (const group of groups) fs.closeSync(group.fd);
+  run.evidence({ contended: contended.reduce((a, b) => a + b, 0) });
+  return { bytes: sizesRemoved(files) };
+}
+
+module.exports = { promise, worker, lockedWrites, groupFiles, sizesRemoved };

@@ -5,6 +5,8 @@
 "use strict";
 
 const { Queue } = require("../lib/async.js");
+const { SharedQueue } = require("../lib/shared.js");
+const { startWorker } = require("../lib/workers.js");
 
 /** The table the jobs look up, made before the timing. */
 function poolTable(keys) {
@@ -13,7 +15,7 @@ function poolTable(keys) {
   return table;
 }
 
-const sum = (values) => values.reduce((a, b) => a + b, 0);
+const sum = (values) => values.reduce((a, b) => a + b, 0); // an Array or a Float64Array
 
 /** The jobs called in place, one after another. */
 async function none(run) {
@@ -52,4 +54,32 @@ async function promise(run) {
   return { sum: sum(values) };
 }
 
-module.exports = { none, promise };
+/** What a worker takes as its stop token: the jobs are 0..jobs - 1. */
+const STOP = -1;
+
+/** A pool worker: takes jobs until the stop token, each value into its job's slot. */
+function serve({ views, table, values }) {
+  const queue = new SharedQueue(0, views);
+  for (let job = queue.pop(); job !== STOP; job = queue.pop()) values[job] = table[job % table.length];
+}
+
+/** `pool_size` Workers taking jobs from a SharedQueue (lib/shared.js) with
+ *  room for every job and stop token, so that submitting never waits; the
+ *  table is a SharedArrayBuffer's (a Map cannot be shared between isolates),
+ *  made before the timing, and so are the values' slots. */
+async function worker(run) {
+  const { pool_size: poolSize, jobs, keys } = run.params;
+  const table = new Int32Array(new SharedArrayBuffer(keys * 4));
+  for (let k = 0; k < keys; k++) table[k] = 2 * k + 1;
+  const values = new Float64Array(new SharedArrayBuffer(jobs * 8));
+  await run.timed(async () => {
+    const queue = new SharedQueue(jobs + poolSize);
+    const workers = Array.from({ length: poolSize }, () => startWorker(run, __filename, "serve", { views: queue.views, table, values }));
+    for (let job = 0; job < jobs; job++) queue.push(job);
+    for (let i = 0; i < poolSize; i++) queue.push(STOP);
+    await Promise.all(workers);
+  });
+  return { sum: sum(values) };
+}
+
+module.exports = { none, promise, worker, serve };
