@@ -21,7 +21,7 @@ const ENTRY = path.join(__dirname, "child-entry.js");
 
 /** fds: descriptors the child gets as 3, 4, ... (pipes, sockets). */
 function forkChild(run, file, entry, data, fds = []) {
-  const child = fork(ENTRY, [], { stdio: ["ignore", 2, 2, "ipc", ...fds], serialization: "advanced" });
+  const child = fork(ENTRY, [], { stdio: ["ignore", 2, 2, ...fds, "ipc"], serialization: "advanced" });
   run.trial.forked();
   child.send({ file, entry, data, accountMemory: run.trial.accountMemory });
   const answered = new Promise((resolve) => child.once("message", resolve));

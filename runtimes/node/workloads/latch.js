@@ -5,6 +5,7 @@
 "use strict";
 
 const { Queue } = require("../lib/async.js");
+const { startWorker } = require("../lib/workers.js");
 
 const MODULUS = 1_000_000_007;
 
@@ -51,4 +52,53 @@ async function promise(run) {
   return { rounds: woken, countdowns: total(countdowns), checksum: total(tallies) % MODULUS };
 }
 
-module.exports = { promise };
+// The worker row's Int32 cells: the latch's count, and the round the caller
+// has opened (STOPPED ends the units).
+const COUNT = 0;
+const ROUND = 1;
+const STOPPED = -1;
+
+/** A unit's worker: it sleeps in Atomics.wait until the caller opens the
+ *  next round, counts the latch down, and wakes the caller at zero. */
+function countDowns({ cells, k }) {
+  let tally = 0;
+  let countdowns = 0;
+  for (let r = 0; ; r++) {
+    Atomics.wait(cells, ROUND, r); // round r is open once ROUND has moved past r
+    if (Atomics.load(cells, ROUND) === STOPPED) break;
+    tally = (tally + (k + 1) * (r + 1)) % MODULUS;
+    countdowns++;
+    if (Atomics.sub(cells, COUNT, 1) === 1) Atomics.notify(cells, COUNT);
+  }
+  return { tally, countdowns };
+}
+
+/** A Worker per unit, the latch a count in a SharedArrayBuffer: the caller
+ *  opens a round for all of them with one notify, and awaits zero with
+ *  Atomics.waitAsync (its event loop keeps serving the workers). */
+async function worker(run) {
+  const { count, rounds } = run.params;
+  const cells = new Int32Array(new SharedArrayBuffer(2 * 4));
+  const running = Array.from({ length: count }, (_, k) => startWorker(run, __filename, "countDowns", { cells, k }));
+  let woken = 0;
+  for (let r = 0; r < rounds; r++) {
+    Atomics.store(cells, COUNT, count);
+    Atomics.store(cells, ROUND, r + 1);
+    Atomics.notify(cells, ROUND);
+    for (let left = Atomics.load(cells, COUNT); left !== 0; left = Atomics.load(cells, COUNT)) {
+      await Atomics.waitAsync(cells, COUNT, left).value;
+    }
+    woken++;
+  }
+  Atomics.store(cells, ROUND, STOPPED);
+  Atomics.notify(cells, ROUND);
+  const units = await Promise.all(running);
+  const total = (values) => values.reduce((a, b) => a + b, 0);
+  return {
+    rounds: woken,
+    countdowns: total(units.map((unit) => unit.countdowns)),
+    checksum: total(units.map((unit) => unit.tally)) % MODULUS,
+  };
+}
+
+module.exports = { promise, worker, countDowns };

@@ -7,28 +7,46 @@ const fs = require("node:fs");
 const net = require("node:net");
 const path = require("node:path");
 const { execFileSync } = require("node:child_process");
-const { streamPromises } = require("../lib/stream.js");
+const { streamPromises, streamUnits, writer, reader } = require("../lib/stream.js");
+const { startWorker } = require("../lib/workers.js");
+const { forkChild } = require("../lib/processes.js");
 
 /** Node's standard library has no pipe(2): each group's pipe is a FIFO, made
- *  with mkfifo(1) and opened at both ends before the timing. Its descriptors
- *  become net.Socket handles (libuv's pipe handles, non-blocking). */
+ *  with mkfifo(1) and opened at both ends before the timing (its name then
+ *  removed): [reader, writer] descriptors, non-blocking. */
 function fifoEnds(run) {
   return Array.from({ length: run.params.groups }, (_, g) => {
     const fifo = path.join(run.scratch, `pipe-${g}`);
     execFileSync("mkfifo", [fifo]);
-    const reader = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-    const writer = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+    const ends = [fs.constants.O_RDONLY, fs.constants.O_WRONLY].map((mode) => fs.openSync(fifo, mode | fs.constants.O_NONBLOCK));
     fs.unlinkSync(fifo);
-    return [reader, writer];
+    return ends;
   });
 }
 
+/** Each end a net.Socket handle (libuv's pipe handle) on the one event loop. */
 function promise(run) {
-  const pairs = fifoEnds(run).map(([reader, writer]) => [
-    new net.Socket({ fd: reader, readable: true, writable: false }),
-    new net.Socket({ fd: writer, readable: false, writable: true }),
+  const pairs = fifoEnds(run).map(([r, w]) => [
+    new net.Socket({ fd: r, readable: true, writable: false }),
+    new net.Socket({ fd: w, readable: false, writable: true }),
   ]);
   return streamPromises(run, pairs);
 }
 
-module.exports = { promise, fifoEnds };
+/** A Worker per end: it shares the process's descriptors, and takes its end
+ *  over as a net.Socket on its own event loop, which closes it. */
+function worker(run) {
+  return streamUnits(run, fifoEnds(run), (entry, data, fd) => startWorker(run, require.resolve("../lib/stream.js"), entry, { ...data, fd }));
+}
+
+/** A child process per end, which gets it as its descriptor 3; the caller
+ *  closes its own copy once the child has it, so that the reader sees EOF. */
+function processes(run) {
+  return streamUnits(run, fifoEnds(run), (entry, data, fd) => {
+    const child = forkChild(run, require.resolve("../lib/stream.js"), entry, { ...data, fd: 3 }, [fd]);
+    fs.closeSync(fd);
+    return child;
+  });
+}
+
+module.exports = { promise, worker, process: processes };

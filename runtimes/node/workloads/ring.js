@@ -4,7 +4,9 @@
 // and reports its count; then every unit is stopped and awaited.
 "use strict";
 
+const { MessageChannel } = require("node:worker_threads");
 const { Queue } = require("../lib/async.js");
+const { startWorker } = require("../lib/workers.js");
 
 /** Each node an async function with an inbox (an unbounded queue, lib/async.js);
  *  null stops a node, which passes it on. */
@@ -38,4 +40,42 @@ async function promise(run) {
   return { hops };
 }
 
-module.exports = { promise };
+/** A node's worker: it passes the token on from its inbox to the next node's
+ *  until the stop (null), which it passes on too; the first node starts the
+ *  token, counts its laps and, at the last, sends the stop round, and
+ *  resolves with the count once the stop has come back. Closing its inbox
+ *  when the stop has come lets the worker's event loop end. */
+function pass({ first, laps, inbox, next }) {
+  return new Promise((resolve) => {
+    let lap = 0;
+    let count;
+    inbox.on("message", (token) => {
+      if (token === null) {
+        if (!first) next.postMessage(null);
+        inbox.close();
+        return resolve(count);
+      }
+      if (first && ++lap === laps) {
+        count = token;
+        return next.postMessage(null);
+      }
+      next.postMessage(token + 1);
+    });
+    if (first) next.postMessage(1); // the token starts at 0, and this is its first pass
+  });
+}
+
+/** A Worker per node, each link a MessageChannel: a node holds its inbox and
+ *  the next node's, whose messages its postMessage queues for it. */
+async function worker(run) {
+  const { nodes, laps } = run.params;
+  const links = Array.from({ length: nodes }, () => new MessageChannel());
+  const started = links.map((link, i) => {
+    const next = links[(i + 1) % nodes].port2;
+    return startWorker(run, __filename, "pass", { first: i === 0, laps, inbox: link.port1, next }, [link.port1, next]);
+  });
+  const [hops] = await Promise.all(started);
+  return { hops };
+}
+
+module.exports = { promise, worker, pass };

@@ -7,7 +7,8 @@
 const net = require("node:net");
 const path = require("node:path");
 const { once } = require("node:events");
-const { streamPromises } = require("../lib/stream.js");
+const { streamPromises, streamUnits } = require("../lib/stream.js");
+const { forkChild } = require("../lib/processes.js");
 
 /** Node's standard library has no socketpair(2): each pair is an AF_UNIX
  *  stream connection made before the timing, through a listening socket in
@@ -32,4 +33,15 @@ async function promise(run) {
   return streamPromises(run, await connectedPairs(run));
 }
 
-module.exports = { promise };
+/** A child process per end, which gets the socket as its descriptor 3 (a
+ *  stream in fork's stdio is duplicated into the child); the caller then
+ *  closes its own handle, so that the end's only owner is the child. */
+async function processes(run) {
+  return streamUnits(run, await connectedPairs(run), (entry, data, socket) => {
+    const child = forkChild(run, require.resolve("../lib/stream.js"), entry, { ...data, fd: 3 }, [socket]);
+    socket.destroy();
+    return child;
+  });
+}
+
+module.exports = { promise, process: processes };
