@@ -261,7 +261,10 @@ class Trial {
   endRun() {
     if (this.accountMemory && this.privateKb.length) {
       const largest = this.privateKb.sort((a, b) => b - a).slice(0, this.mostAlive);
-      this.largestTree = Math.max(this.largestTree ?? 0, largest.reduce((a, b) => a + b, 0));
+      this.largestTree = Math.max(
+        this.largestTree ?? 0,
+        largest.reduce((a, b) => a + b, 0),
+      );
     }
     this.beginRun();
   }
@@ -314,7 +317,10 @@ async function serve(request) {
 function answerAtExit() {
   process.on("exit", () => {
     if (answered) return;
-    fs.writeSync(1, JSON.stringify({ ok: false, error: "the event loop emptied with the run unfinished: a promise nothing settles" }) + "\n");
+    fs.writeSync(
+      1,
+      JSON.stringify({ ok: false, error: "the event loop emptied with the run unfinished: a promise nothing settles" }) + "\n",
+    );
     process.exitCode = 1;
   });
 }

@@ -84,7 +84,7 @@ class SharedQueue {
     const { cells, slots } = this;
     this.lock.lock();
     while (cells[COUNT] === slots.length) {
-      if (!wait) return this.lock.unlock(), false;
+      if (!wait) return (this.lock.unlock(), false);
       this.#await(POPPED);
     }
     slots[cells[TAIL]] = item;
@@ -99,7 +99,7 @@ class SharedQueue {
     const { cells, slots } = this;
     this.lock.lock();
     while (cells[COUNT] === 0) {
-      if (!wait) return this.lock.unlock(), undefined;
+      if (!wait) return (this.lock.unlock(), undefined);
       this.#await(PUSHED);
     }
     const item = slots[cells[HEAD]];

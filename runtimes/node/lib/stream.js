@@ -39,9 +39,7 @@ async function streamPromises(run, pairs) {
     return value;
   };
   const read = await run.timed(() =>
-    Promise.all(
-      pairs.map(async ([r, w]) => (await Promise.all([unit(() => readAll(r)), unit(() => writeAll(w, messages, size))]))[0]),
-    ),
+    Promise.all(pairs.map(async ([r, w]) => (await Promise.all([unit(() => readAll(r)), unit(() => writeAll(w, messages, size))]))[0])),
   );
   return { bytes: read.reduce((a, b) => a + b, 0) };
 }

@@ -87,8 +87,16 @@ function workerModes({ file, inputs, evaluate, evaluateAsync = evaluate, evaluat
     );
   };
   const data = (cases) => ({ file, evaluate, inputs: cases });
-  const worker = (run) => loop(run, striped(run, (w, cases) => startWorker(run, __filename, "evaluateStripe", data(cases))));
-  const process = (run) => loop(run, striped(run, (w, cases) => forkChild(run, __filename, "evaluateStripe", data(cases))));
+  const worker = (run) =>
+    loop(
+      run,
+      striped(run, (w, cases) => startWorker(run, __filename, "evaluateStripe", data(cases))),
+    );
+  const process = (run) =>
+    loop(
+      run,
+      striped(run, (w, cases) => forkChild(run, __filename, "evaluateStripe", data(cases))),
+    );
   return { none, promise, worker, process };
 }
 

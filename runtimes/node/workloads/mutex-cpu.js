@@ -67,7 +67,9 @@ async function worker(run) {
     counter: new Float64Array(new SharedArrayBuffer(8)),
   }));
   const contended = await run.timed(() =>
-    Promise.all(all.flatMap((group) => Array.from({ length: workers }, () => startWorker(run, __filename, "lockedWork", { ...group, iterations })))),
+    Promise.all(
+      all.flatMap((group) => Array.from({ length: workers }, () => startWorker(run, __filename, "lockedWork", { ...group, iterations }))),
+    ),
   );
   run.evidence({ contended: contended.reduce((a, b) => a + b, 0) });
   return { sum: all.reduce((total, group) => total + group.counter[0], 0) };

@@ -90,7 +90,11 @@ async function worker(run) {
     fd: fs.openSync(file, "r+"),
   }));
   const contended = await run.timed(() =>
-    Promise.all(groups.flatMap((group) => Array.from({ length: workers }, () => startWorker(run, __filename, "lockedWrites", { ...group, iterations, size })))),
+    Promise.all(
+      groups.flatMap((group) =>
+        Array.from({ length: workers }, () => startWorker(run, __filename, "lockedWrites", { ...group, iterations, size })),
+      ),
+    ),
   );
   for (const group of groups) fs.closeSync(group.fd);
   run.evidence({ contended: contended.reduce((a, b) => a + b, 0) });

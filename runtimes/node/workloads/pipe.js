@@ -36,7 +36,9 @@ function promise(run) {
 /** A Worker per end: it shares the process's descriptors, and takes its end
  *  over as a net.Socket on its own event loop, which closes it. */
 function worker(run) {
-  return streamUnits(run, fifoEnds(run), (entry, data, fd) => startWorker(run, require.resolve("../lib/stream.js"), entry, { ...data, fd }));
+  return streamUnits(run, fifoEnds(run), (entry, data, fd) =>
+    startWorker(run, require.resolve("../lib/stream.js"), entry, { ...data, fd }),
+  );
 }
 
 /** A child process per end, which gets it as its descriptor 3; the caller
