@@ -27,12 +27,12 @@ function stripe(inputs, w, n) {
   return cases;
 }
 
-/** A map over n units started by start(w, cases), which resolves with their results. */
+/** A map over n units, each started by start(cases), which resolves with their results. */
 function striped(run, start) {
   const workers = run.params.workers || os.availableParallelism();
   return async (inputs) => {
     const n = Math.min(workers, inputs.length);
-    const stripes = await Promise.all(Array.from({ length: n }, (_, w) => start(w, stripe(inputs, w, n))));
+    const stripes = await Promise.all(Array.from({ length: n }, (_, w) => start(stripe(inputs, w, n))));
     const results = new Array(inputs.length);
     stripes.forEach((values, w) => values.forEach((value, j) => (results[w + j * n] = value)));
     return results;
@@ -77,7 +77,7 @@ function workerModes({ file, inputs, evaluate, evaluateAsync = evaluate, evaluat
     const units = run.units;
     return loop(
       run,
-      striped(run, async (w, cases) => {
+      striped(run, async (cases) => {
         units.start();
         const results = [];
         for (const input of cases) results.push(await apply(input));
@@ -90,14 +90,14 @@ function workerModes({ file, inputs, evaluate, evaluateAsync = evaluate, evaluat
   const worker = (run) =>
     loop(
       run,
-      striped(run, (w, cases) => startWorker(run, __filename, "evaluateStripe", data(cases))),
+      striped(run, (cases) => startWorker(run, __filename, "evaluateStripe", data(cases))),
     );
-  const process = (run) =>
+  const processes = (run) =>
     loop(
       run,
-      striped(run, (w, cases) => forkChild(run, __filename, "evaluateStripe", data(cases))),
+      striped(run, (cases) => forkChild(run, __filename, "evaluateStripe", data(cases))),
     );
-  return { none, promise, worker, process };
+  return { none, promise, worker, process: processes };
 }
 
 /** Adds an evaluation's results to the run's. */
