@@ -14,15 +14,18 @@ async function work({ i, delayMs }) {
   return i;
 }
 
-/** An async function per unit; a sleep is a timer on the event loop. */
+/** An async function per unit; a sleep is a timer on the event loop. The
+ *  body sleeps itself rather than awaiting work(): a second async frame per
+ *  unit cost 450 MB more at a million units (1,394 MB against 941). */
 async function promise({ params, units }) {
+  const { tasks, delay_ms: delayMs } = params;
   const unit = async (i) => {
     units.start();
-    const value = await work({ i, delayMs: params.delay_ms });
+    if (delayMs > 0) await sleep(delayMs);
     units.finish();
-    return value;
+    return i;
   };
-  const values = await Promise.all(Array.from({ length: params.tasks }, (_, i) => unit(i)));
+  const values = await Promise.all(Array.from({ length: tasks }, (_, i) => unit(i)));
   return { sum: values.reduce((a, b) => a + b, 0) };
 }
 
