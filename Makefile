@@ -26,8 +26,9 @@ test: lint
 # Each language's standard checker: ruff for the harness (and for the Python
 # kit, with the harness's settings, where python3 is installed), hlint for the
 # Haskell kit, ruby -wc for the Ruby kit, gofmt and go vet for the Go kit,
-# rustfmt and clippy for the Rust kit and google-java-format for the Java kit
-# where their toolchains are installed (the C kit builds with -Wall -Wextra
+# rustfmt and clippy for the Rust kit, google-java-format for the Java kit and
+# prettier (from the npm registry, runtimes/node/package-lock.json) for the
+# Node.js kit where their toolchains are installed (the C kit builds with -Wall -Wextra
 # -Werror, the Java kit with javac -Xlint -Werror, the Erlang kit with erlc
 # +warnings_as_errors: OTP 25 ships no formatter, and erlfmt comes from
 # hex.pm, which this project's machines do not reach).
@@ -44,6 +45,7 @@ lint: setup
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo fmt --check && \
 		cargo clippy --release --quiet --locked --target-dir build -- -D warnings; fi
 	@if sh runtimes/java/find-jdk >/dev/null 2>&1; then $(MAKE) -s -C runtimes/java lint; fi
+	@if command -v node >/dev/null; then cd runtimes/node && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --silent --no-audit --no-fund; } && npx --no-install prettier --check --log-level warn .; fi
 
 setup: $(VENV)/installed
 	@$(CONCBENCH) setup

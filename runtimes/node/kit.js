@@ -1,0 +1,353 @@
+// The Node.js kit (CommonJS): one trial per process, as docs/protocol.md
+// says. It reads the request on stdin, runs the workload's mechanism
+// warmup + runs times and prints the response as the last line of stdout.
+//
+// The workload API
+// ================
+// runtimes/node/workloads/<id>.js exports one function per mechanism, named
+// after it (the manifest's names; other exports, such as the bodies that
+// workers and child processes run, are not mechanisms). A mechanism is
+// called with the run (a Run, below), may be async, and returns the run's
+// `result` (an object of integers).
+//
+// Fixed workloads. The kit times the whole call, unless the mechanism hands
+// the kit its work: `await run.timed(async () => ...)`, whose value it
+// returns. Only that call is then timed; what the mechanism does before
+// (make the files the work writes into, compile a pattern) and after (read
+// the files' sizes, remove them) is untimed: the protocol's "untimed steps
+// around a run".
+//
+// Rate workloads. The mechanism sets up (untimed), then hands the kit one
+// whole batch of `batch` operations: `await run.rate(batch)`. The kit starts
+// the clocks and calls it until `seconds` have passed, reading the clock once
+// a batch; a batch that returns a promise is awaited, one that returns
+// nothing is a plain loop (none: a bare hand-written loop). The mechanism
+// then, still timed, awaits what is outstanding and returns; the kit stops
+// the clocks when the mechanism's promise settles.
+//
+// Units and peak_live (protocol: "Evidence"). On the main thread a unit
+// calls run.units.start() as the first act of its body and
+// run.units.finish() as its last: plain counters, since JavaScript on one
+// thread is never interrupted between a read and a write. A worker thread
+// counts on the run's shared counters (run.units.shared, a SharedArrayBuffer
+// handed to it; lib/workers.js), with Atomics. A child process cannot reach
+// either: lib/processes.js stamps its body and the kit sweeps the stamps
+// (run.units.spans) after the clocks stop. What the counting costs where it
+// weighs most (a promise made per operation): see COUNTING_COST below.
+//
+// Evidence: run.evidence({name: count}) reports the counts the workload's
+// spec declares under [evidence]; null where the mechanism cannot observe
+// one (say why there). Each unit counts in a variable of its own; the
+// mechanism sums them after it has awaited the units.
+//
+// gc = "off": V8 has no switch that turns its collector off (--expose-gc
+// only lets a program start a collection), so the kit cannot do what the
+// seed does: it runs with the collector on and does not claim gc=off in its
+// flags (the manifest's notes say so under each rate workload with `gc`).
+//
+// A request of kind "floor" loads no workload (protocol: "The kit's floor").
+"use strict";
+
+const fs = require("node:fs");
+const path = require("node:path");
+
+const WORKLOADS = path.join(__dirname, "workloads");
+const MANIFEST = path.join(__dirname, "runtime.toml");
+
+// COUNTING_COST, where counting weighs most: invoke's promise cell with
+// mode=await (an async function called and awaited per operation), batch=100,
+// one-second time boxes, 21 alternating rounds in one process with and
+// without run.units.start() and finish() in the body: a median of 39.3 ns an
+// operation without, 38.7 ns with: nothing measurable (V8 inlines the two
+// calls; a promise costs far more). Elsewhere units are made once a run, or
+// are workers and processes, which take milliseconds to start.
+
+/** A request the kit cannot serve: a clean refusal, not a failure. */
+class Refusal extends Error {}
+
+/** The shared counters' slots: started, alive, the most alive at once. */
+const STARTED = 0;
+const LIVE = 1;
+const PEAK = 2;
+
+/** A run's units: how many started, and the most alive at once. */
+class Units {
+  constructor() {
+    this.started = 0;
+    this.live = 0;
+    this.peak = 0;
+    this.shared = new Int32Array(new SharedArrayBuffer(3 * 4));
+    this.stamped = [];
+  }
+
+  /** The first act of a unit's body on the main thread. */
+  start() {
+    this.started++;
+    if (++this.live > this.peak) this.peak = this.live;
+  }
+
+  /** The last act of a unit's body on the main thread. */
+  finish() {
+    this.live--;
+  }
+
+  /** Units that were stamped as they started and ended ([start, stop] in ns, BigInt). */
+  spans(pairs) {
+    this.stamped.push(...pairs);
+  }
+
+  /** [units, peak_live], after the run (the clocks stopped). */
+  count() {
+    const shared = this.shared;
+    const live = this.live + Atomics.load(shared, LIVE);
+    if (live !== 0) throw new Error(`${live} units still alive at the end of the run`);
+    const sources = [this.started > 0, shared[STARTED] > 0, this.stamped.length > 0];
+    if (sources.filter(Boolean).length > 1) throw new Error("a run counts its units one way");
+    if (shared[STARTED] > 0) return [shared[STARTED], shared[PEAK]];
+    if (this.stamped.length > 0) return [this.stamped.length, peakOfSpans(this.stamped)];
+    return [this.started, this.peak];
+  }
+}
+
+/** Start and finish on shared counters, from any thread (a worker's body). */
+const sharedUnits = (shared) => ({
+  start() {
+    Atomics.add(shared, STARTED, 1);
+    const live = Atomics.add(shared, LIVE, 1) + 1;
+    // Every change of LIVE is one step in its order, so the values add
+    // returns are every value it took: their maximum is the peak.
+    for (let peak = Atomics.load(shared, PEAK); live > peak; peak = Atomics.load(shared, PEAK)) {
+      if (Atomics.compareExchange(shared, PEAK, peak, live) === peak) break;
+    }
+  },
+  finish() {
+    Atomics.sub(shared, LIVE, 1);
+  },
+});
+
+/** The most spans open at once; a span that ends when another starts is counted as ended first. */
+function peakOfSpans(pairs) {
+  const events = pairs.flatMap(([start, stop]) => [
+    [start, 1],
+    [stop, -1],
+  ]);
+  events.sort(([t1, d1], [t2, d2]) => (t1 < t2 ? -1 : t1 > t2 ? 1 : d1 - d2));
+  let live = 0;
+  let peak = 0;
+  for (const [, step] of events) peak = Math.max(peak, (live += step));
+  return peak;
+}
+
+/** The monotonic clock in ns (comparable across the processes of a trial). */
+const stamp = () => process.hrtime.bigint();
+
+/** CPU time (ns) of this process and of the children it reaped: /proc/self/stat's
+ *  cutime and cstime (Node has no getrusage(RUSAGE_CHILDREN)), in clock ticks. */
+function cpu() {
+  const own = process.cpuUsage();
+  const fields = fs.readFileSync("/proc/self/stat", "latin1").split(") ")[1].split(" ");
+  const tick = 1e9 / 100; // USER_HZ, 100 on Linux
+  return {
+    user: own.user * 1000 + Number(fields[13]) * tick,
+    sys: own.system * 1000 + Number(fields[14]) * tick,
+  };
+}
+
+function clocks() {
+  const c = cpu();
+  return { wall: stamp(), ...c };
+}
+
+function since(start) {
+  const wall = stamp();
+  const c = cpu();
+  return {
+    wall_ns: Number(wall - start.wall),
+    user_ns: Math.round(c.user - start.user),
+    sys_ns: Math.round(c.sys - start.sys),
+  };
+}
+
+/** One run of a mechanism: its parameters, and what it reports. */
+class Run {
+  constructor(params, scratch, trial) {
+    this.params = params;
+    this.scratch = scratch;
+    this.units = new Units();
+    this.trial = trial; // the trial's accounting of its child processes
+    this.reported = null;
+    this.span = null;
+    this.rateStart = null;
+    this.batches = 0;
+  }
+
+  /** Reports the counts the spec declares under [evidence]. */
+  evidence(counts) {
+    this.reported = { ...this.reported, ...counts };
+  }
+
+  /** Runs the run's work, the only part the kit then times; returns its value. */
+  async timed(work) {
+    if (this.span) throw new Error("the mechanism handed the kit its work twice");
+    const start = clocks();
+    const value = await work();
+    this.span = since(start);
+    return value;
+  }
+
+  /** Starts the clocks and runs batch until the time box has passed (at least once). */
+  async rate(batch) {
+    if (this.rateStart) throw new Error("rate called twice in one run");
+    this.rateStart = clocks();
+    const deadline = this.rateStart.wall + BigInt(Math.round(this.params.seconds * 1e9));
+    do {
+      const pending = batch();
+      if (pending !== undefined) await pending;
+      this.batches++;
+    } while (process.hrtime.bigint() < deadline);
+  }
+}
+
+/** The mechanisms the manifest names (not a list of the kit's own). */
+function manifestMechanisms() {
+  return [...fs.readFileSync(MANIFEST, "utf8").matchAll(/^\[mechanisms\.(\w+)\]$/gm)].map((m) => m[1]);
+}
+
+function loadWorkload(id) {
+  const file = path.join(WORKLOADS, `${id}.js`);
+  if (!/^[a-z0-9-]+$/.test(id) || !fs.existsSync(file)) throw new Refusal(`workload ${JSON.stringify(id)} is not implemented`);
+  return require(file);
+}
+
+function implemented() {
+  const names = manifestMechanisms();
+  const list = {};
+  for (const file of fs.readdirSync(WORKLOADS).sort()) {
+    if (!file.endsWith(".js")) continue;
+    const workload = require(path.join(WORKLOADS, file));
+    const mechanisms = names.filter((name) => typeof workload[name] === "function").sort();
+    if (mechanisms.length) list[path.basename(file, ".js")] = mechanisms;
+  }
+  return list;
+}
+
+function runtime() {
+  const flags = [`UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE || 4}`, ...process.execArgv];
+  return { name: "node", version: `${process.versions.node} (V8 ${process.versions.v8})`, flags };
+}
+
+/** The trial's child processes: the memory of the largest of them, as many as were
+ *  ever alive at once, in the run where that sum is largest (protocol: "Memory of
+ *  mechanisms that fork"); lib/processes.js reports to it. */
+class Trial {
+  constructor() {
+    this.accountMemory = false;
+    this.largestTree = null;
+    this.beginRun();
+  }
+
+  beginRun() {
+    this.alive = 0;
+    this.mostAlive = 0;
+    this.privateKb = [];
+  }
+
+  forked() {
+    this.mostAlive = Math.max(this.mostAlive, ++this.alive);
+  }
+
+  reaped(privateKb) {
+    this.alive--;
+    this.privateKb.push(privateKb);
+  }
+
+  endRun() {
+    if (this.accountMemory && this.privateKb.length) {
+      const largest = this.privateKb.sort((a, b) => b - a).slice(0, this.mostAlive);
+      this.largestTree = Math.max(
+        this.largestTree ?? 0,
+        largest.reduce((a, b) => a + b, 0),
+      );
+    }
+    this.beginRun();
+  }
+}
+
+/** This process's peak resident memory (kB). */
+function ownPeakKb() {
+  return Number(/^VmHWM:\s+(\d+)/m.exec(fs.readFileSync("/proc/self/status", "utf8"))[1]);
+}
+
+async function measure(mechanism, run, rate) {
+  const start = clocks();
+  const result = await mechanism(run);
+  if (rate) {
+    if (!run.rateStart) throw new Error("the mechanism did not run the timed loop");
+    return { ...since(run.rateStart), result, ops: run.batches * run.params.batch };
+  }
+  return { ...(run.span ?? since(start)), result };
+}
+
+async function serve(request) {
+  const kind = request.kind ?? "fixed";
+  if (kind === "floor") return { ok: true, runtime: runtime(), runs: [] };
+  if (kind === "list") return { ok: true, runtime: runtime(), runs: [], implements: implemented() };
+  if (kind !== "fixed" && kind !== "rate") throw new Refusal(`unknown kind ${JSON.stringify(kind)}`);
+  const workload = loadWorkload(request.workload);
+  const name = request.mechanism;
+  if (!manifestMechanisms().includes(name) || typeof workload[name] !== "function") {
+    throw new Refusal(`mechanism ${JSON.stringify(name)} is not implemented for workload ${JSON.stringify(request.workload)}`);
+  }
+  const trial = new Trial();
+  const runs = [];
+  for (let i = 0; i < request.warmup + request.runs; i++) {
+    trial.accountMemory = request.warmup === 0 || i < request.warmup; // a child's memory is read in the runs whose times are discarded
+    const run = new Run(request.params, request.scratch, trial);
+    const measured = await measure(workload[name], run, kind === "rate");
+    const [units, peakLive] = run.units.count();
+    trial.endRun();
+    const entry = { warmup: i < request.warmup, ...measured, units, peak_live: peakLive };
+    if (run.reported) entry.evidence = run.reported;
+    runs.push(entry);
+  }
+  const response = { ok: true, runtime: runtime(), runs };
+  if (trial.largestTree !== null) response.tree_rss_kb = ownPeakKb() + trial.largestTree;
+  return response;
+}
+
+/** A run whose promises nothing will settle lets the event loop empty: Node
+ *  then exits 0 without running the rest of main, unless this says so. */
+function answerAtExit() {
+  process.on("exit", () => {
+    if (answered) return;
+    fs.writeSync(
+      1,
+      JSON.stringify({ ok: false, error: "the event loop emptied with the run unfinished: a promise nothing settles" }) + "\n",
+    );
+    process.exitCode = 1;
+  });
+}
+
+let answered = false;
+
+async function main() {
+  answerAtExit();
+  let code = 0;
+  let response;
+  try {
+    response = await serve(JSON.parse(fs.readFileSync(0, "utf8")));
+  } catch (error) {
+    if (!(error instanceof Refusal)) {
+      console.error(error);
+      code = 1;
+    }
+    response = { ok: false, error: String(error.message ?? error).replace(/\s+/g, " ") };
+  }
+  fs.writeSync(1, JSON.stringify(response) + "\n");
+  answered = true;
+  process.exit(code);
+}
+
+module.exports = { Refusal, sharedUnits, stamp };
+
+if (require.main === module) main();
