@@ -7,6 +7,7 @@
 const { Queue } = require("../lib/async.js");
 const { SharedQueue } = require("../lib/shared.js");
 const { startWorker } = require("../lib/workers.js");
+const { forkServer } = require("../lib/processes.js");
 
 /** The table the jobs look up, made before the timing. */
 function poolTable(keys) {
@@ -82,4 +83,37 @@ async function worker(run) {
   return { sum: sum(values) };
 }
 
-module.exports = { none, promise, worker, serve };
+/** A pool child's handler (forkServer): each request is a job, its reply the job's value. */
+const lookUp = (table) => (job) => table[job % table.length];
+
+/** `pool_size` children forked as servers (lib/processes.js), each answering
+ *  one job at a time over its IPC channel, one message each way. A child
+ *  shares nothing with its parent (fork starts a new Node process), so the
+ *  table, made before the timing as the worker row's is, goes to each child
+ *  in the message that starts it. The pool hands each job to a child that is
+ *  free: a driver per child pops jobs from an unbounded queue (lib/async.js),
+ *  as the promise row's workers do, sends each to its child and awaits the
+ *  value into the job's slot; at the stop token it closes its child and
+ *  awaits its exit. */
+async function processes(run) {
+  const { pool_size: poolSize, jobs, keys } = run.params;
+  const table = new Int32Array(keys);
+  for (let k = 0; k < keys; k++) table[k] = 2 * k + 1;
+  const values = await run.timed(async () => {
+    const values = new Array(jobs);
+    const queue = new Queue(0);
+    const drive = async (child) => {
+      for (let job = await queue.pop(); job !== null; job = await queue.pop()) values[job] = await child.request(job);
+      await child.close();
+    };
+    const children = Array.from({ length: poolSize }, () => forkServer(run, __filename, "lookUp", table));
+    const drivers = children.map(drive);
+    for (let job = 0; job < jobs; job++) queue.push(job);
+    for (let i = 0; i < poolSize; i++) queue.push(null);
+    await Promise.all(drivers);
+    return values;
+  });
+  return { sum: sum(values) };
+}
+
+module.exports = { none, promise, worker, process: processes, serve, lookUp };
