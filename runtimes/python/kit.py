@@ -423,8 +423,8 @@ def load_workload(workload: str):
 
 def runtime(flags=()) -> dict:
     return {
-        "name": platform.python_implementation().lower(),
-        "version": platform.python_version(),
+        "name": "python",
+        "version": f"{platform.python_version()} ({platform.python_implementation()})",
         "flags": [f"gil={'on' if GIL else 'off'}", *flags],
     }
 
