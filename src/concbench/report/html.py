@@ -635,7 +635,7 @@ CSS = """
 :root { --ink: #1d2330; --muted: #5b6475; --rule: #d9dde5; --faint: #eef0f4; --accent: #2f5f98;
         --bad: #b2182b; --warn: #7a4d00; }
 * { box-sizing: border-box; }
-body { margin: 0 auto; max-width: 1140px; padding: 28px 32px 72px; color: var(--ink); background: #fff;
+body { margin: 0 auto; max-width: 1340px; padding: 28px 32px 72px; color: var(--ink); background: #fff;
        font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
 a { color: var(--accent); text-decoration: none; }
 a:hover { text-decoration: underline; }
@@ -655,6 +655,7 @@ th.mech { font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; }
 td.num { white-space: nowrap; }
 table.rows { font-size: 13px; }
+table.rows th, table.rows td { padding: 4px 5px; }   /* sixteen columns fit a wide window */
 table.rows tbody tr:hover { background: #f7f9fc; }
 tr.baseline { background: #f2f6fb; }
 tr.runtime-start > * { border-top: 2px solid var(--muted); }
