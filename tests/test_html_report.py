@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, concbench
 
-from concbench.records import CellKey
-from concbench.report import aggregate, charts
+from concbench.protocol import Status
+from concbench.records import CellKey, Sample, TrialRecord
+from concbench.report import aggregate, charts, html
 
 HOSTILE = "<script>alert(1)</script> \"'&"
 
@@ -274,3 +275,32 @@ MEASURE = """() => {
   const rows = [...document.querySelectorAll("section.result table.rows")].map(t => t.tBodies[0].rows.length);
   return {charts, rows, overflow: document.documentElement.scrollWidth - window.innerWidth};
 }"""
+
+
+def test_the_overview_wraps_past_ten_mechanisms_whole_runtimes_at_a_time():
+    rows = [f"r{r}/m{m}" for r, count in enumerate((7, 3, 6)) for m in range(count)]
+    records = [
+        TrialRecord(
+            CellKey("triangle", row.split("/")[0], row.split("/")[1], (("n", 10),)),
+            0,
+            Status.OK,
+            "",
+            {},
+            samples=tuple(Sample(False, 1_000_000 * (1 + i), 1, 1, 1, {}) for _ in range(3)),
+        )
+        for i, row in enumerate(rows)
+    ]
+    page = ET.fromstring(html._overview(aggregate.tables(records, [], {})))
+    heatmaps = list(page.iter("svg"))
+    columns = [[t.text for t in svg.iter("text") if t.get("transform")] for svg in heatmaps]
+    assert columns == [rows[:10], rows[10:]]  # r0 and r1 (10 columns), then r2
+    assert [len(classed(svg, "rect", "heat-cell")) for svg in heatmaps] == [10, 6]
+    assert ["100x worse" in [t.text for t in svg.iter("text")] for svg in heatmaps] == [False, True]  # one legend
+
+
+def test_runtimes_wrap_into_parts_never_split():
+    assert html._wrapped([("a", 11), ("b", 6), ("c", 3), ("d", 2)], 10) == [
+        [("a", 11)],
+        [("b", 6), ("c", 3)],
+        [("d", 2)],
+    ]

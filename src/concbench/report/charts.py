@@ -356,11 +356,13 @@ def heatmap(
     cells: dict[tuple[int, int], Heat],
     label: str,
     groups: Sequence[tuple[str, int]] = (),
+    legend: bool = True,
 ) -> str:
     """A cell per (row, column) pair that has one, coloured by its score, its
     text inside; blank where there is none. rows: (label, link) pairs; a
     row's label links to its details. groups: (name, count) of consecutive
-    columns, named under the grid and set apart by a rule (the runtimes)."""
+    columns, named under the grid and set apart by a rule (the runtimes).
+    legend: the colour scale under it (one heatmap of several needs one)."""
     cell_width = max([CELL_WIDTH] + [_width(c.text, 11) + 10 for c in cells.values()])
     left = max(_width(text) for text, _ in rows) + 14
     header = max(_width(c) for c in columns) * 0.71 + 16  # labels at 45 degrees
@@ -380,6 +382,8 @@ def heatmap(
     for (i, j), cell in cells.items():
         body.append(_heat_cell(left + j * cell_width, header + i * CELL_HEIGHT, cell_width, cell))
     body += _groups(groups, left, cell_width, header, grid_bottom)
+    if not legend:
+        return _svg(width, bottom + 8, "heatmap", label, body)
     body.append(_heat_legend(left, bottom + 14))
     return _svg(width, bottom + 62, "heatmap", label, body)
 

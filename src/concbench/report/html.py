@@ -166,7 +166,11 @@ def _stability(found: Stability | None) -> str:
     return _section("Repeat check", "Repeat check", f"<p>{_e(found.summary())}</p>", worst)
 
 
-# The overview: a heatmap of every table's ratios
+# The overview: a heatmap of every table's ratios, wrapped by runtime
+
+# A heatmap's columns at most, so that its text stays legible at the page's
+# width; more mechanisms wrap into further heatmaps, whole runtimes each.
+OVERVIEW_COLUMNS = 10
 
 
 def _overview(tables: list[Table]) -> str:
@@ -174,22 +178,44 @@ def _overview(tables: list[Table]) -> str:
     if not shown:
         return ""
     columns, groups = _by_runtime(list(dict.fromkeys(r.key.row for t in shown for r in t.rows)))
-    cells = {
-        (i, columns.index(cell.key.row)): _heat(table, cell) for i, table in enumerate(shown) for cell in table.rows
-    }
     rows = [(_table_label(t) + (" [ops/s]" if t.rate_format else ""), "#" + _anchor(t)) for t in shown]
-    chart = charts.heatmap(rows, columns, cells, "ratio of every cell to its table's baseline", groups)
+    parts = _wrapped(groups, OVERVIEW_COLUMNS)
+    heatmaps = []
+    for n, part in enumerate(parts):
+        first = sum(count for part_before in parts[:n] for _, count in part_before)
+        part_columns = columns[first : first + sum(count for _, count in part)]
+        cells = {
+            (i, part_columns.index(cell.key.row)): _heat(table, cell)
+            for i, table in enumerate(shown)
+            for cell in table.rows
+            if cell.key.row in part_columns
+        }
+        label = "ratio of every cell to its table's baseline: " + ", ".join(name for name, _ in part)
+        heatmaps.append(charts.heatmap(rows, part_columns, cells, label, part, legend=n == len(parts) - 1))
     return _section(
         "Overview",
         "Overview: ratio to the baseline",
-        f'<figure class="heatmap-figure">{chart}'
+        f'<figure class="heatmap-figure">{"".join(heatmaps)}'
         "<figcaption>Each cell: the median of a mechanism (column) divided by the median of "
         "its table's baseline (outlined, x1.00), for every table (row; click it for its details). "
         "For time tables a ratio below 1 is faster; for rate tables, marked [ops/s], a ratio "
         "above 1 is. The colour says which, whatever the kind of table: blue is better than the "
         "baseline, red worse, on a log scale (full colour at 100 times); grey: no verified trial; "
-        "blank: the mechanism did not run there (n/a or unavailable).</figcaption></figure>",
+        "blank: the mechanism did not run there (n/a or unavailable). Past "
+        f"{OVERVIEW_COLUMNS} mechanisms the columns wrap, whole runtimes at a time.</figcaption></figure>",
     )
+
+
+def _wrapped(groups: list[tuple[str, int]], most: int) -> list[list[tuple[str, int]]]:
+    """The runtimes' groups of columns in parts of at most `most` columns, a
+    runtime never split: one with more has a part of its own."""
+    parts: list[list[tuple[str, int]]] = []
+    for group in groups:
+        if parts and sum(count for _, count in parts[-1]) + group[1] <= most:
+            parts[-1].append(group)
+        else:
+            parts.append([group])
+    return parts
 
 
 def _by_runtime(rows: list[str]) -> tuple[list[str], list[tuple[str, int]]]:
