@@ -179,11 +179,10 @@ def _overview(tables: list[Table]) -> str:
         return ""
     columns, groups = _by_runtime(list(dict.fromkeys(r.key.row for t in shown for r in t.rows)))
     rows = [(_table_label(t) + (" [ops/s]" if t.rate_format else ""), "#" + _anchor(t)) for t in shown]
-    parts = _wrapped(groups, OVERVIEW_COLUMNS)
-    heatmaps = []
+    parts, heatmaps, first = _wrapped(groups, OVERVIEW_COLUMNS), [], 0
     for n, part in enumerate(parts):
-        first = sum(count for part_before in parts[:n] for _, count in part_before)
         part_columns = columns[first : first + sum(count for _, count in part)]
+        first += len(part_columns)
         cells = {
             (i, part_columns.index(cell.key.row)): _heat(table, cell)
             for i, table in enumerate(shown)
