@@ -98,6 +98,12 @@ THRESHOLD_OPTION = click.option(
     metavar="PCT",
     help="The smallest change in time worth calling, in percent.",
 )
+ACROSS_MACHINES_OPTION = click.option(
+    "--across-machines",
+    is_flag=True,
+    help="Also set runs of different machines against each other (another machine is not a code "
+    "change: its figures differ for reasons of its own).",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -200,6 +206,14 @@ def cli():
     "between the two: the noise of this machine, which any comparison must see through.",
 )
 @click.option(
+    "--machine",
+    envvar="CONCBENCH_MACHINE",
+    callback=options.machine_name,
+    metavar="NAME",
+    help="The name this machine goes by in reports (default: its host name); recorded with the run "
+    "beside a stable id of the machine ($CONCBENCH_MACHINE).",
+)
+@click.option(
     "--resume",
     is_flag=False,
     flag_value="latest",
@@ -227,6 +241,7 @@ def run(
     memory_limit,
     process_limit,
     repeat_check,
+    machine,
     resume,
     db,
 ):
@@ -274,14 +289,14 @@ def run(
             console.print(printable(line))
         raise UserError("nothing to run: every selected cell is n/a or unavailable")
     if run_id is None:
-        run_id = store.begin_run(selection.to_json(), environment.fingerprint(choice.runtimes, selection.caps))
+        run_id = store.begin_run(selection.to_json(), environment.fingerprint(choice.runtimes, selection.caps, machine))
     else:
         store.set_state(run_id, "running")
     code = _run_plan(plan, selection, store, run_id, show=not repeat_check)
     if not repeat_check or code == INTERRUPTED:
         return code
     again = selection.model_copy(update={"repeat_of": run_id})
-    second = store.begin_run(again.to_json(), environment.fingerprint(choice.runtimes, selection.caps))
+    second = store.begin_run(again.to_json(), environment.fingerprint(choice.runtimes, selection.caps, machine))
     return max(code, _run_plan(plan, again, store, second, show=True))
 
 
@@ -514,9 +529,10 @@ def report(run_id, format_, output, workload, runtime, mechanism, db):
     help="Exit 1 if a cell is called slower by PCT percent or more (for CI); "
     "lowers --threshold to PCT if that is lower.",
 )
+@ACROSS_MACHINES_OPTION
 @DB_OPTION
 @suite_options
-def compare(before, after, threshold, fail_on_regression, db):
+def compare(before, after, threshold, fail_on_regression, across_machines, db):
     """Compare two stored runs cell by cell: both medians and their ratio.
 
     Each cell is tested with a two-sided Mann-Whitney U test on the timed runs
@@ -527,6 +543,12 @@ def compare(before, after, threshold, fail_on_regression, db):
     (e.g. --trials 5). A cell whose noise could hide the threshold says so."""
     store = _existing(db)
     runs = store.run(before), store.run(after)
+    if not (across_machines or environment.same_machine(runs[0].environment, runs[1].environment)):
+        a, b = (environment.machine_text(r.environment) for r in runs)
+        raise UserError(
+            f"runs {before} and {after} ran on different machines, {a} and {b}: another machine is not "
+            "a code change, so no cell is called slower or faster (--across-machines compares them anyway)"
+        )
     specs = document.load_specs()
     if fail_on_regression is not None:  # a regression that is not called cannot fail
         threshold = min(threshold, fail_on_regression)
@@ -570,9 +592,10 @@ def compare(before, after, threshold, fail_on_regression, db):
 @THRESHOLD_OPTION
 @click.option("--last", type=click.IntRange(min=1), metavar="N", help="Only the N latest runs of each cell.")
 @click.option("--steps-only", is_flag=True, help="Only the cells where a step or a drift was called.")
+@ACROSS_MACHINES_OPTION
 @DB_OPTION
 @suite_options
-def history(workload, runtime, mechanism, param, threshold, last, steps_only, db):
+def history(workload, runtime, mechanism, param, threshold, last, steps_only, across_machines, db):
     """How each cell's median moved across the stored runs, with the steps
     larger than the noise called.
 
@@ -580,7 +603,9 @@ def history(workload, runtime, mechanism, param, threshold, last, steps_only, db
     tests two runs (p < 0.05 and --threshold), and the first against the
     last, for a drift of steps too small to call one by one."""
     wanted = CellFilter(workload, runtime, mechanism, tuple(param.items()))
-    found = histories(_existing(db), document.load_specs(), threshold / 100, wanted, last)
+    store = _existing(db)
+    machine = None if across_machines else _latest_machine(store)
+    found = histories(store, document.load_specs(), threshold / 100, wanted, last, machine)
     for cell_history in found:
         if cell_history.moved or not steps_only:
             console.print()
@@ -588,8 +613,26 @@ def history(workload, runtime, mechanism, param, threshold, last, steps_only, db
                 console.print(line)
     console.print()
     console.print(terminal.history_summary(found, threshold / 100))
+    if machine is not None and (others := _other_machines(store, machine)):
+        console.print(
+            printable(
+                f"left out {others} run(s) of other machines than the latest run's, "
+                f"{environment.machine_text(machine)} (--across-machines takes them in)"
+            ),
+            style="yellow",
+        )
     console.print(terminal.HISTORY_LEGEND, style="dim")
     return 0
+
+
+def _latest_machine(store: Store) -> dict | None:
+    """The fingerprint of the latest run, whose machine a history follows."""
+    found = store.runs()
+    return found[-1].environment if found else None
+
+
+def _other_machines(store: Store, machine: dict) -> int:
+    return sum(not environment.same_machine(r.environment, machine) for r in store.runs())
 
 
 @cli.command(name="list")

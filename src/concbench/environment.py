@@ -1,5 +1,6 @@
 """A fingerprint of the machine and toolchains, stored with every run."""
 
+import hashlib
 import os
 import platform
 import subprocess
@@ -9,8 +10,10 @@ from . import limits, paths
 from .runtimes import Runtime
 
 
-def fingerprint(runtimes: list[Runtime], caps: limits.Limits) -> dict:
+def fingerprint(runtimes: list[Runtime], caps: limits.Limits, machine_name: str | None = None) -> dict:
     return {
+        "machine": machine_name or platform.node() or "unnamed",
+        "machine_id": machine_id(),
         "cpu": _cpu_model(),
         "cores": os.cpu_count(),
         "memory_kb": _meminfo_total_kb(),
@@ -25,6 +28,27 @@ def fingerprint(runtimes: list[Runtime], caps: limits.Limits) -> dict:
         "libraries": {k: v for r in runtimes for k, v in r.library_versions().items()},
         "limits": limits.describe(caps),
     }
+
+
+def machine_id() -> str:
+    """A stable id of this machine: a hash of the host's machine-id (systemd's
+    or D-Bus's: the id itself is meant to stay on the machine), or of its host
+    name where it has neither."""
+    host = _read("/etc/machine-id").strip() or _read("/var/lib/dbus/machine-id").strip() or platform.node()
+    return hashlib.sha256(f"concbench machine {host}".encode()).hexdigest()[:16]
+
+
+def same_machine(a: dict, b: dict) -> bool:
+    """Whether two runs' fingerprints say one machine ran both; a run stored
+    before machines were recorded could have run on either."""
+    return not (a.get("machine_id") and b.get("machine_id")) or a["machine_id"] == b["machine_id"]
+
+
+def machine_text(env: dict) -> str:
+    """A run's machine as people name it: its name, with its id."""
+    if not env.get("machine_id"):
+        return "an unrecorded machine"
+    return f"{env.get('machine')} ({env['machine_id']})"
 
 
 def _cpu_model() -> str:
@@ -104,6 +128,7 @@ def describe(env: dict, runtime_infos: list[dict] = ()) -> list[tuple[str, str]]
         )
     )
     lines = [
+        *([("machine", machine_text(env))] if env.get("machine_id") else []),
         ("CPU", f"{env.get('cpu', '?')}, {env.get('cores', '?')} cores" + (f", {clock}" if clock else "")),
         ("memory", f"{memory / 1024**2:.1f} GiB" if memory else "?"),
         ("kernel", f"Linux {env.get('kernel', '?')}"),

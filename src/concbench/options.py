@@ -102,3 +102,11 @@ class Percent(click.ParamType):
         if not amount or not self.least <= float(amount[1]) <= self.most:
             self.fail(f"{value!r}: expected a percentage from {self.least:g} to {self.most:g}, e.g. 3%", param, ctx)
         return float(amount[1])
+
+
+def machine_name(ctx, param, value: str | None) -> str | None:
+    """A machine's name: what people call it in a report, so a short line of
+    letters, digits and a few signs (no spaces at either end)."""
+    if value is not None and not re.fullmatch(r"[\w.:@+-][\w .:@+/-]{0,62}[\w.:@+-]|[\w.:@+-]", value):
+        raise click.BadParameter(f"{value!r} is not a machine name: 1 to 64 letters, digits, spaces or . : @ + / -")
+    return value

@@ -23,6 +23,7 @@ Runs are taken in the order they were made (their ids), not in git's order."""
 
 from dataclasses import dataclass, replace
 
+from .. import environment
 from ..errors import UserError
 from ..selection import CellFilter
 from ..stats import Summary, benjamini_hochberg
@@ -95,11 +96,13 @@ def histories(
     threshold: float,
     wanted: CellFilter = CellFilter(),
     last: int | None = None,
+    machine: dict | None = None,
 ) -> list[History]:
     """Every wanted cell across its last `last` runs (all by default), in the
-    order the cells first ran. threshold: the smallest change worth calling,
-    as a fraction."""
-    runs = store.runs()
+    order the cells first ran; with a machine (a run's fingerprint), only the
+    runs of that machine. threshold: the smallest change worth calling, as a
+    fraction."""
+    runs = [r for r in store.runs() if machine is None or environment.same_machine(r.environment, machine)]
     if not runs:
         raise UserError(f"database {store.path}: no runs stored yet (concbench run)")
     appearances: dict[str, list[tuple[RunInfo, Table, CellResult]]] = {}
