@@ -21,10 +21,11 @@ from concbench import runner, trial
 from concbench.limits import Limits
 from concbench.plan import PROFILE_SETTINGS, Cell
 from concbench.protocol import DETAIL_LIMIT, INT64_MAX, INT64_MIN, Status
+from concbench.records import Machine
 from concbench.report import document, export, html, markdown, terminal
 from concbench.runtimes import Manifest, Runtime
 from concbench.spec import load_toml
-from concbench.store import Store
+from concbench.store import open_store
 from concbench.trial import STDOUT_LIMIT, Exit
 from concbench.workloads import Workload
 
@@ -228,7 +229,7 @@ def trials(cells: list[Cell]) -> st.SearchStrategy:
 def judged(cell: Cell, exit: Exit, index: int = 0):
     """The runner's record of a trial of the cell that ended as exit."""
     with mock.patch.object(trial, "run", return_value=exit):
-        return runner.run_trial(cell, index, SMOKE, Limits(None, None))
+        return runner.run_trial(cell, index, SMOKE, Limits(None, None), Machine("fuzz", ""))
 
 
 def assert_fits(record, exit: Exit) -> None:
@@ -277,7 +278,7 @@ HONEST = [
 @given(hostile=st.lists(trials(REPORTED), min_size=1, max_size=4))
 def test_every_answer_is_stored_and_reported(hostile):
     with tempfile.TemporaryDirectory() as folder:
-        store = Store(Path(folder) / "fuzz.db")
+        store = open_store(Path(folder) / "fuzz.db")
         run_id = store.begin_run({"profile": "smoke"}, {"runtimes": {"fake": "1"}})
         records = [judged(cell, exit, index) for index, (cell, exit) in enumerate([*HONEST, *hostile])]
         assert all(record.status == Status.OK for record in records[: len(HONEST)])

@@ -14,6 +14,7 @@ import pytest
 from conftest import FIXTURES, assert_one_line_error, concbench
 
 from concbench import store
+from concbench.store import schema
 
 
 def records(env, run=None):
@@ -275,8 +276,8 @@ def _stored(db):
 def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
     old = tmp_path / "v1.db"
     with sqlite3.connect(old) as connection:
-        schema = (
-            store.SCHEMA.replace(  # without the columns and tables schemas 2 to 5 added
+        v1 = (
+            schema.SCHEMA.replace(  # without the columns and tables schemas 2 to 7 added
                 "    ops INTEGER,                    -- rate workloads: operations the kit counted\n", ""
             )
             .replace(
@@ -294,16 +295,22 @@ def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
             .replace(
                 "    repeat INTEGER NOT NULL DEFAULT 1,    -- repetitions of the work its figures are the mean of\n", ""
             )
-            .replace(store.SCHEMA_4_TABLES, "")
-            .replace(store.CALIBRATIONS_TABLE, "")
+            .replace(schema.SCHEMA_4_TABLES, "")
+            .replace(schema.CALIBRATIONS_TABLE, "")
+            .replace(schema.RUN_UUID_COLUMN, "")
+            .replace(schema.TRIAL_MACHINE_COLUMNS, "")
+            .replace(schema.WORKER_TABLES, "")
         )
-        assert "ops INTEGER" not in schema and "params TEXT NOT NULL DEFAULT" not in schema
-        assert "peak_live" not in schema and "switches" not in schema and "floors" not in schema
-        assert "strays" not in schema and "repeat" not in schema and "calibrations" not in schema
-        connection.executescript(schema + "PRAGMA user_version = 1;")
+        assert "ops INTEGER" not in v1 and "params TEXT NOT NULL DEFAULT" not in v1
+        assert "peak_live" not in v1 and "switches" not in v1 and "floors" not in v1
+        assert "strays" not in v1 and "repeat" not in v1 and "calibrations" not in v1
+        assert "uuid" not in v1 and "machine_id" not in v1 and "TABLE planned" not in v1
+        connection.executescript(v1 + "PRAGMA user_version = 1;")
         connection.execute("INSERT INTO runs VALUES (1, 'then', 'then', 'complete', '{\"profile\": \"smoke\"}', '{}')")
+    copy = shutil.copy(old, tmp_path / "v1-copy.db")
     done = concbench("run", "-w", "ticks", "-m", "honest", "--profile", "smoke", "--db", old, env=fake_env)
     assert done.returncode == 0, done.stderr
     assert [r["runs"][0]["ops"] for r in records({**fake_env, "CONCBENCH_DB": str(old)})] == [30]
-    older = store.Store(old, create=False).run(1).request  # without caps on a trial, a fixed plan, no calibration
-    assert older == {"profile": "smoke", "memory_limit": 0, "process_limit": 0, "trials": 1, "min_run": 0}
+    older = store.open_store(old, create=False).run(1)  # without caps on a trial, a fixed plan, no calibration
+    assert older.request == {"profile": "smoke", "memory_limit": 0, "process_limit": 0, "trials": 1, "min_run": 0}
+    assert older.uuid == store.open_store(copy).run(1).uuid  # every copy of it is one run to merge

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conftest import assert_one_line_error, concbench
 
-from concbench.store import Store
+from concbench.store import open_store
 
 
 def paced_run(env, wall_ns, mechanisms="paced,honest"):
@@ -96,5 +96,5 @@ def test_history_follows_the_chosen_cells(fake_env):
 
 def test_history_of_a_database_without_trials_is_a_one_line_error(fake_env):
     assert_one_line_error(concbench("history", env=fake_env), "no runs stored yet")
-    Store(Path(fake_env["CONCBENCH_DB"])).begin_run({"profile": "quick"}, {})  # interrupted before a trial
+    open_store(Path(fake_env["CONCBENCH_DB"])).begin_run({"profile": "quick"}, {})  # interrupted before a trial
     assert_one_line_error(concbench("history", env=fake_env), "no trials stored yet")

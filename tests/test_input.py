@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, assert_one_line_error, concbench
 
-from concbench.store import SCHEMA_VERSION, Store
+from concbench.store import SCHEMA_VERSION, open_store
 
 MARKUP = ("[/]", "[bold]x")  # each crashes rich if read as markup
 
@@ -123,7 +123,7 @@ def test_the_bounds_are_in_the_help(fake_env):
 )
 def test_a_stored_selection_out_of_bounds_is_not_resumed(fake_env, request_json, fragment):
     db = Path(fake_env["CONCBENCH_DB"])
-    run_id = Store(db).begin_run({}, {})  # an interrupted run of an older or tampered database
+    run_id = open_store(db).begin_run({}, {})  # an interrupted run of an older or tampered database
     with sqlite3.connect(db) as connection:
         connection.execute("UPDATE runs SET request = ? WHERE id = ?", (request_json, run_id))
     assert_one_line_error(concbench("run", "--resume", env=fake_env), fragment)
@@ -157,10 +157,11 @@ READERS = [["show"], ["show", "--json"], ["report", "--format", "md"], ["report"
 @pytest.mark.parametrize("command", READERS)
 def test_a_damaged_database_gets_one_line_naming_it(fake_env, tmp_path, stored_db, command):
     db = a_copy(stored_db, tmp_path)
-    assert db.stat().st_size > 3 * 4096  # the damage is past the first pages, where sqlite starts
+    size = db.stat().st_size
+    assert size > 3 * 4096  # the damage is past the first page, where sqlite starts
     with open(db, "r+b") as f:
-        f.seek(8192)
-        f.write(b"\xab" * 4096)
+        f.seek(4096)
+        f.write(b"\xab" * (size - 4096))
     assert_one_line_error(
         concbench(*command, "--db", db, env=fake_env), f"database {db} is damaged or not a concbench database"
     )

@@ -19,7 +19,7 @@ from rich.console import Console
 
 from concbench.progress import ProgressDisplay
 from concbench.report import document, export, markdown, terminal
-from concbench.store import Store
+from concbench.store import open_store
 
 LOUD = "[/] and [bold red]x and \x1b[2J"  # rich markup, then the terminal's clear-screen
 FORMULA = "=cmd|' /C calc'!A0"
@@ -71,7 +71,7 @@ def stored(env: dict, monkeypatch) -> document.RunReport:
     """The latest run's report, built in this process as the command line builds it."""
     monkeypatch.setenv("CONCBENCH_BUILTINS", "off")
     monkeypatch.setenv("CONCBENCH_WORKLOADS", env["CONCBENCH_WORKLOADS"])  # the specs: titles, baselines
-    return document.build(Store(Path(env["CONCBENCH_DB"])))
+    return document.build(open_store(Path(env["CONCBENCH_DB"])))
 
 
 def on_a_terminal(*renderables) -> str:

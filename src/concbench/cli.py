@@ -1,4 +1,4 @@
-"""The `concbench` command: run, show, report, compare, history, list, doctor, setup."""
+"""The `concbench` command: run, worker, show, report, compare, history, list, doctor, setup."""
 
 import contextlib
 import json
@@ -11,20 +11,21 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from . import environment, leftovers, limits, options, paths, runtimes, workloads
+from . import environment, leftovers, limits, options, paths, runtimes, worker, workloads
 from . import setup as system
 from .display import printable
 from .errors import UserError
 from .plan import BOUNDS, MIN_RUN, PROFILE_SETTINGS, TARGET, Plan, Selection, choose, make_plan
 from .progress import ProgressDisplay, schedule_lines
 from .protocol import Status
+from .records import Machine
 from .report import comparison, document, export, figures, html, markdown, serialize, terminal
 from .report.figures import duration_text
 from .report.history import histories
 from .runner import execute
 from .schedule import Schedule
 from .selection import CellFilter
-from .store import Store
+from .store import Store, open_store, postgresql
 
 # Nothing printed is read as markup: names, docs, versions and paths come from
 # manifests, runtimes and users, and a '[/]' in one would crash rich. Styles are
@@ -34,9 +35,11 @@ console = Console(markup=False, highlight=False, soft_wrap=True)
 
 DB_OPTION = click.option(
     "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="SQLite database (default: results/concbench.db in the project, or $CONCBENCH_DB).",
+    callback=options.database,
+    metavar="FILE|URL",
+    help="A SQLite file, or a PostgreSQL server's postgresql://USER@HOST/NAME (default: "
+    "results/concbench.db in the project, or $CONCBENCH_DB).",
 )
 
 
@@ -103,6 +106,16 @@ ACROSS_MACHINES_OPTION = click.option(
     is_flag=True,
     help="Also set runs of different machines against each other (another machine is not a code "
     "change: its figures differ for reasons of its own).",
+)
+
+
+MACHINE_OPTION = click.option(
+    "--machine",
+    envvar="CONCBENCH_MACHINE",
+    callback=options.machine_name,
+    metavar="NAME",
+    help="The name this machine goes by in reports (default: its host name); recorded with every "
+    "trial beside a stable id of the machine ($CONCBENCH_MACHINE).",
 )
 
 
@@ -205,13 +218,13 @@ def cli():
     help="Run the selection twice, back to back, and show how far each cell's median moved "
     "between the two: the noise of this machine, which any comparison must see through.",
 )
+@MACHINE_OPTION
 @click.option(
-    "--machine",
-    envvar="CONCBENCH_MACHINE",
-    callback=options.machine_name,
-    metavar="NAME",
-    help="The name this machine goes by in reports (default: its host name); recorded with the run "
-    "beside a stable id of the machine ($CONCBENCH_MACHINE).",
+    "--plan-only",
+    is_flag=True,
+    help="Store the run's plan in a PostgreSQL database and run nothing: `concbench worker` on "
+    "each machine then takes its trials. A stored plan is fixed: each cell's --trials (the "
+    "profile's 3 by default).",
 )
 @click.option(
     "--resume",
@@ -242,6 +255,7 @@ def run(
     process_limit,
     repeat_check,
     machine,
+    plan_only,
     resume,
     db,
 ):
@@ -252,7 +266,14 @@ def run(
     or did not verify."""
     if resume and repeat_check:
         raise UserError("--resume continues one stored run; --repeat-check starts two")
-    store = Store(db or paths.default_db())
+    if plan_only:
+        _check_plan_only(resume, repeat_check, budget, target, max_trials)
+    store = open_store(db or paths.default_db())
+    if plan_only and not store.shared:
+        raise UserError(
+            f"--plan-only stores a plan for workers on many machines: give a PostgreSQL database "
+            f"(--db postgresql://...), not the SQLite file {store.name}"
+        )
     store.hold_for_run()
     asked = dict(
         workloads=workload,
@@ -288,19 +309,22 @@ def run(
         for line in dict.fromkeys(f"{s.workload} {s.row}: {s.kind}: {s.reason}" for s in plan.skipped):
             console.print(printable(line))
         raise UserError("nothing to run: every selected cell is n/a or unavailable")
+    here = environment.fingerprint(choice.runtimes, selection.caps, machine)
+    if plan_only:
+        return _store_plan(plan, selection, store, here)
     if run_id is None:
-        run_id = store.begin_run(selection.to_json(), environment.fingerprint(choice.runtimes, selection.caps, machine))
+        run_id = store.begin_run(selection.to_json(), here)
     else:
         store.set_state(run_id, "running")
-    code = _run_plan(plan, selection, store, run_id, show=not repeat_check)
+    code = _run_plan(plan, selection, store, run_id, Machine.of(here), show=not repeat_check)
     if not repeat_check or code == INTERRUPTED:
         return code
     again = selection.model_copy(update={"repeat_of": run_id})
     second = store.begin_run(again.to_json(), environment.fingerprint(choice.runtimes, selection.caps, machine))
-    return max(code, _run_plan(plan, again, store, second, show=True))
+    return max(code, _run_plan(plan, again, store, second, Machine.of(here), show=True))
 
 
-def _run_plan(plan: Plan, selection: Selection, store: Store, run_id: int, show: bool) -> int:
+def _run_plan(plan: Plan, selection: Selection, store: Store, run_id: int, machine: Machine, show: bool) -> int:
     """A stored run's trials, those not yet taken; its tables if show."""
     store.add_skipped(run_id, plan.skipped)  # a resumed run's, as the manifests say now
     store.add_notes(run_id, plan.notes)
@@ -311,12 +335,46 @@ def _run_plan(plan: Plan, selection: Selection, store: Store, run_id: int, show:
     console.print(
         printable(
             f"run {run_id}: {_extent(plan, selection.profile)}, {_to_go(schedule)} trials to go; "
-            f"{len(plan.skipped)} cells n/a or unavailable; stored in {store.path}"
+            f"{len(plan.skipped)} cells n/a or unavailable; stored in {store.name}"
         )
     )
     if plan.settings.budget:
         console.print(printable(_budget_text(schedule)))
-    return _execute(plan, schedule, store, run_id, show)
+    return _execute(plan, schedule, store, run_id, machine, show)
+
+
+def _check_plan_only(resume, repeat_check, budget, target, max_trials) -> None:
+    refused = {
+        "--resume": resume,
+        "--repeat-check": repeat_check,
+        "--budget": budget,
+        "--target": target,
+        "--max-trials": max_trials,
+    }
+    for option, given in refused.items():
+        if given:
+            raise UserError(
+                f"--plan-only stores a fixed plan that workers drain; {option} is one machine's run: "
+                "give --trials instead, or run without --plan-only"
+            )
+
+
+def _store_plan(plan: Plan, selection: Selection, store: Store, planner: dict) -> int:
+    """The run's trials stored for workers, in the order one machine would
+    take them: every cell's first trial, then every cell's second."""
+    run_id = store.begin_run(selection.to_json(), planner, state="planned")
+    store.add_skipped(run_id, plan.skipped)
+    store.add_notes(run_id, plan.notes)
+    trials = [(cell.key.id, index) for index in range(plan.settings.trials) for cell in plan.cells]
+    store.add_plan(run_id, trials)
+    console.print(
+        printable(
+            f"run {run_id}: planned {len(plan.cells)} cells x {plan.settings.trials} trials = {len(trials)} "
+            f"trials in {store.name}; {len(plan.skipped)} cells n/a or unavailable"
+        )
+    )
+    console.print(printable(f"on each machine: concbench worker --db URL {run_id}; progress: concbench show {run_id}"))
+    return 0
 
 
 def _to_go(schedule: Schedule) -> str:
@@ -374,12 +432,14 @@ def _more_warmups(plan: Plan) -> str:
 INTERRUPTED = 130
 
 
-def _execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, show: bool) -> int:
+def _execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, machine: Machine, show: bool) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         with ProgressDisplay(console, schedule) as display:
-            execute(plan, schedule, store, run_id, display)
+            execute(plan, schedule, store, run_id, display, machine)
+        _send_journal(store)
     except KeyboardInterrupt:
+        _send_journal(store, wait=False)
         store.set_state(run_id, "interrupted")
         done = len(store.finished_trials(run_id))
         console.print(
@@ -392,6 +452,19 @@ def _execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, show: bo
     for line in schedule_lines(schedule):
         console.print(printable(line))
     return code
+
+
+def _send_journal(store: Store, wait: bool = True) -> None:
+    """The trials that wait for a server that went away, sent before the run
+    says it is done; if it stays away, where they wait."""
+    if store.journal.pending() and wait:
+        console.print(printable(f"waiting for the database {store.name} to take {store.journal.pending()} trials"))
+    left = store.send_journal(wait)
+    if left:
+        raise UserError(
+            f"{left} finished trials wait in {store.journal.folder}: the database {store.name} is out of reach; "
+            "the next concbench command on it sends them"
+        )
 
 
 def _interrupt(signum, frame):
@@ -420,6 +493,88 @@ def _resumable(store: Store, which: str):
     return info
 
 
+@cli.command(name="worker")
+@click.argument("run_id", type=int, required=False, metavar="[RUN]")
+@MACHINE_OPTION
+@click.option(
+    "--grace",
+    type=options.Finite(0, 86400),
+    default=worker.GRACE,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long past a trial's timeout this worker's claim on it holds: if the worker dies, "
+    "another takes the trial once the claim lapses.",
+)
+@DB_OPTION
+@suite_options
+def worker_(run_id, machine, grace, db):
+    """Take the trials of a stored plan (concbench run --plan-only) one at a
+    time from a PostgreSQL database, run each here and store it, until none
+    is left; RUN is the latest plan with trials waiting by default.
+
+    Start one on each machine: the trials of one machine take turns, never
+    running beside each other. Exits 1 if any of its trials failed."""
+    store = open_store(db or paths.default_db(), create=False)
+    if not store.shared:
+        raise UserError(
+            f"concbench worker takes trials from a PostgreSQL database (--db postgresql://...), not {store.name}"
+        )
+    info = _plan_to_drain(store, run_id)
+    selection = Selection.from_json(info.request)
+    choice = choose(selection, workloads.load_all(), runtimes.load_all())
+    _clean_leftovers()
+    for rt in choice.runtimes:
+        rt.build()
+    plan = make_plan(choice)
+    unknown = store.planned_cells(info.id) - {cell.key.id for cell in plan.cells}
+    if unknown:
+        raise UserError(
+            f"this machine cannot run {len(unknown)} cells of run {info.id}'s plan (one: {min(unknown)}): "
+            "a worker needs the plan's concbench, workloads and runtimes"
+        )
+    here = environment.fingerprint(choice.runtimes, selection.caps, machine)
+    taker = worker.Worker(store, info.id, plan, Machine.of(here), grace, lambda line: console.print(printable(line)))
+    store.add_worker(info.id, taker.name, here)
+    console.print(printable(f"worker {taker.name}: taking the trials of run {info.id} from {store.name}"))
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        stored = taker.drain()
+        _send_journal(store)
+    except KeyboardInterrupt:
+        _send_journal(store, wait=False)
+        store.release(info.id, taker.name)
+        console.print(
+            printable(f"interrupted: worker {taker.name} stored {len(store.finished_trials(info.id))} trials")
+        )
+        return INTERRUPTED
+    progress = store.progress(info.id)
+    if progress.done == progress.planned:
+        store.set_state(info.id, "complete")
+    console.print(printable(f"worker {taker.name}: stored {len(stored)} trials; {_progress_text(progress)}"))
+    return int(any(record.status != Status.OK for record in stored))
+
+
+def _plan_to_drain(store: Store, run_id: int | None):
+    if run_id is not None:
+        info = store.run(run_id)
+        if store.progress(info.id) is None:
+            raise UserError(
+                f"run {info.id} has no stored plan to take trials from (concbench run --plan-only makes one)"
+            )
+        return info
+    for info in reversed(store.runs()):
+        progress = store.progress(info.id)
+        if progress is not None and progress.done < progress.planned:
+            return info
+    raise UserError(f"no stored plan with trials waiting in {store.name} (concbench run --plan-only makes one)")
+
+
+def _progress_text(progress) -> str:
+    held = f", {len(progress.claimed)} held by workers" if progress.claimed else ""
+    again = f"; {progress.reclaimed} claimed again after a worker's lease lapsed" if progress.reclaimed else ""
+    return f"plan: {progress.done} of {progress.planned} trials done{held}, {progress.waiting} waiting{again}"
+
+
 @cli.command()
 @click.argument("run_id", type=int, required=False, metavar="[RUN]")
 @WORKLOAD_OPTION
@@ -446,6 +601,12 @@ def show(run_id, workload, runtime, mechanism, as_json, db):
 def _show(store: Store, run_id: int, wanted: CellFilter = CellFilter()) -> int:
     report = document.build(store, run_id, wanted)
     console.print(terminal.run_header(report.run, report.environment))
+    if progress := store.progress(run_id):
+        console.print(printable(_progress_text(progress)))
+        for cell, index, name in progress.claimed:
+            console.print(printable(f"  {name}: {cell} trial {index + 1}"))
+        if workers := store.workers(run_id):
+            console.print(printable(f"workers: {', '.join(workers)}"))
     for table in report.tables:
         console.print()
         for line in terminal.render(table):
@@ -464,9 +625,9 @@ def _show(store: Store, run_id: int, wanted: CellFilter = CellFilter()) -> int:
     return 1 if report.failed else 0
 
 
-def _existing(db: Path | None) -> Store:
+def _existing(db: str | None) -> Store:
     """The database of a command that only reads it: never made by it."""
-    return Store(db or paths.default_db(), create=False)
+    return open_store(db or paths.default_db(), create=False)
 
 
 REPORT_FORMATS = {"html": html.render, "md": markdown.render, "csv": export.csv_text, "json": export.json_text}
@@ -502,7 +663,7 @@ def report(run_id, format_, output, workload, runtime, mechanism, db):
     found = document.build(store, run_id, CellFilter(workload, runtime, mechanism))
     text = REPORT_FORMATS[format_](found)
     if output is None and format_ == "html":
-        output = store.path.parent / f"run-{found.run.id}.html"
+        output = store.folder / f"run-{found.run.id}.html"
     if output is None:
         click.echo(text, nl=False)
         return 0
@@ -710,7 +871,7 @@ def doctor():
             )
         for name, why in rt.manifest.absent.items():  # cannot be had here: not counted as missing
             console.print(Text.assemble(("absent ", "yellow"), printable(f" {rt.name + '/' + name:<16} {why}")))
-    console.print(printable(f"database: {paths.default_db()}"))
+    console.print(printable(f"database: {postgresql.shown(paths.default_db())}"))
     console.print(f"limits: {limits.describe(Selection().caps)} (concbench run --memory-limit, --process-limit)")
     return 1 if missing else 0
 

@@ -3,6 +3,7 @@ use with a one-line reason, before anything is built."""
 
 import math
 import re
+from pathlib import Path
 
 import click
 
@@ -109,4 +110,11 @@ def machine_name(ctx, param, value: str | None) -> str | None:
     letters, digits and a few signs (no spaces at either end)."""
     if value is not None and not re.fullmatch(r"[\w.:@+-][\w .:@+/-]{0,62}[\w.:@+-]|[\w.:@+-]", value):
         raise click.BadParameter(f"{value!r} is not a machine name: 1 to 64 letters, digits, spaces or . : @ + / -")
+    return value
+
+
+def database(ctx, param, value: str | None) -> str | None:
+    """A SQLite file (not a folder) or a PostgreSQL URL, whose form the store checks."""
+    if value is not None and not value.startswith(("postgresql://", "postgres://")) and Path(value).is_dir():
+        raise click.BadParameter(f"{value!r} is a folder: give a database file or a postgresql:// URL")
     return value

@@ -5,7 +5,7 @@ add to them: given with --workloads and --runtimes, or in the environment
 variables CONCBENCH_WORKLOADS and CONCBENCH_RUNTIMES (separated by ':').
 CONCBENCH_BUILTINS=off leaves the project's own out, for a suite of only
 one's own (the tests' deliberately bad runtime). CONCBENCH_DB names the
-database."""
+database: a SQLite file, or a PostgreSQL server's postgresql:// URL."""
 
 import os
 from pathlib import Path
@@ -51,5 +51,8 @@ def runtime_dirs() -> list[Path]:
     return folders("runtimes")
 
 
-def default_db() -> Path:
-    return Path(os.environ.get("CONCBENCH_DB") or PROJECT / "results" / "concbench.db")
+RESULTS = PROJECT / "results"
+
+
+def default_db() -> str:
+    return os.environ.get("CONCBENCH_DB") or str(RESULTS / "concbench.db")

@@ -71,6 +71,8 @@ class TrialRecord:
     runtime_info: dict = field(default_factory=dict)
     stderr: str = ""
     samples: tuple[Sample, ...] = ()
+    machine: str = ""  # the name of the machine that ran it ('' in runs stored before machines were)
+    machine_id: str = ""
 
     @property
     def peak_kb(self) -> int | None:
@@ -85,6 +87,18 @@ class TrialRecord:
     @property
     def timed(self) -> tuple[Sample, ...]:
         return tuple(s for s in self.samples if not s.warmup)
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Who ran a trial: the name it goes by and its stable id (environment.py)."""
+
+    name: str
+    id: str
+
+    @classmethod
+    def of(cls, environment: dict) -> "Machine":
+        return cls(environment.get("machine", ""), environment.get("machine_id", ""))
 
 
 def row_parts(row: str) -> tuple[str, str]:

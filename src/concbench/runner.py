@@ -11,7 +11,7 @@ from . import calibration, protocol, trial
 from .limits import Limits
 from .plan import Cell, Plan, Settings
 from .protocol import Expectations, Response, Status
-from .records import Calibration, TrialRecord
+from .records import Calibration, Machine, TrialRecord
 from .schedule import Schedule
 from .store import Store
 
@@ -24,7 +24,7 @@ class Observer(Protocol):
     def finished(self, record: TrialRecord) -> None: ...
 
 
-def execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer: Observer) -> None:
+def execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer: Observer, machine: Machine) -> None:
     measure_floors(plan, store, run_id)
     calibrate_all(plan, schedule, store, run_id, observer)
     while (step := schedule.next()) is not None:
@@ -32,7 +32,9 @@ def execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer:
         observer.started(cell, index)
         start = time.monotonic_ns()
         calibrated = schedule.states[cell.key.id].calibration
-        record = run_trial(cell, index, plan.settings_for(cell), plan.caps, calibrated.repeat if calibrated else 1)
+        record = run_trial(
+            cell, index, plan.settings_for(cell), plan.caps, machine, calibrated.repeat if calibrated else 1
+        )
         store.add_trial(run_id, record)
         schedule.record(record, time.monotonic_ns() - start)
         observer.finished(record)
@@ -51,17 +53,17 @@ def calibrate_all(plan: Plan, schedule: Schedule, store: Store, run_id: int, obs
         start = time.monotonic_ns()
         found = stored.get(cell.key.id)
         if found is None:
-            found = _reused(earlier.get(cell.key.id), settings)
+            found = reused(earlier.get(cell.key.id), settings)
             if found is None:
                 if not schedule.may_start():
                     return
                 observer.calibrating(cell)
                 found = calibrate(cell, settings, plan.caps)
-            store.add_calibration(run_id, cell.key.id, found)
+            found = store.add_calibration(run_id, cell.key.id, found)
         schedule.calibrated(cell, found, time.monotonic_ns() - start)
 
 
-def _reused(known: Calibration | None, settings: Settings) -> Calibration | None:
+def reused(known: Calibration | None, settings: Settings) -> Calibration | None:
     if known is None:
         return None
     return dataclasses.replace(known, repeat=calibration.repeat_for(known.run_ns, settings))
@@ -91,12 +93,12 @@ def measure_floors(plan: Plan, store: Store, run_id: int) -> None:
         row = cell.key.row.split("/")[0]
         if row in stored:
             continue
-        maxrss_kb, detail = _floor(cell, plan.caps)
+        maxrss_kb, detail = floor(cell, plan.caps)
         store.add_floor(run_id, row, maxrss_kb, detail)
         stored[row] = maxrss_kb
 
 
-def _floor(cell: Cell, caps: Limits) -> tuple[int | None, str]:
+def floor(cell: Cell, caps: Limits) -> tuple[int | None, str]:
     request = {"workload": "", "kind": "floor", "mechanism": "", "params": {}, "warmup": 0, "runs": 0}
     try:
         exit = trial.run(cell.runtime.trial_command(cell.options), request, FLOOR_TIMEOUT, caps)
@@ -133,14 +135,24 @@ def _request(cell: Cell, settings: Settings) -> dict:
     }
 
 
-def run_trial(cell: Cell, index: int, settings: Settings, caps: Limits, repeat: int = 1) -> TrialRecord:
-    """One trial; a calibrated one asks for repeat runs per timed sample."""
+def run_trial(
+    cell: Cell, index: int, settings: Settings, caps: Limits, machine: Machine, repeat: int = 1
+) -> TrialRecord:
+    """One trial on this machine; a calibrated one asks for repeat runs per timed sample."""
     asked = dataclasses.replace(settings, runs=settings.runs * repeat)
     expect = expectations(cell, asked)
     try:
         exit = trial.run(cell.runtime.trial_command(cell.options), _request(cell, asked), settings.timeout, caps)
     except OSError as e:
-        return TrialRecord(cell.key, index, Status.ERROR, f"cannot start: {e}", _shown(expect))
+        return TrialRecord(
+            cell.key,
+            index,
+            Status.ERROR,
+            f"cannot start: {e}",
+            _shown(expect),
+            machine=machine.name,
+            machine_id=machine.id,
+        )
     answer = protocol.parse(exit)
     status, detail = protocol.verdict(exit, answer, expect)
     response = answer if isinstance(answer, Response) else None
@@ -163,6 +175,8 @@ def run_trial(cell: Cell, index: int, settings: Settings, caps: Limits, repeat: 
         runtime_info=response.runtime.model_dump() if response else {},
         stderr=exit.stderr,
         samples=calibration.samples(response.runs, settings.warmup, repeat) if response else (),
+        machine=machine.name,
+        machine_id=machine.id,
     )
 
 

@@ -22,7 +22,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from . import leftovers, limits, spawner
+from . import leftovers, limits, spawner, turns
 
 STDOUT_LIMIT = 1 << 20
 STDERR_LIMIT = 64 << 10
@@ -59,7 +59,13 @@ class Exit:
 
 def run(argv: list[str], request: dict, timeout: float, caps: limits.Limits | None = None) -> Exit:
     """Run one trial with a fresh scratch directory and, unless caps is None,
-    cgroups that hold it to them; both removed afterwards."""
+    cgroups that hold it to them; both removed afterwards. It waits for its
+    turn on the machine: no other concbench's trial runs beside it."""
+    with turns.machine_turn():
+        return _run_alone(argv, request, timeout, caps)
+
+
+def _run_alone(argv: list[str], request: dict, timeout: float, caps: limits.Limits | None) -> Exit:
     name = f"{leftovers.SCRATCH_PREFIX}{leftovers.mark()}-{next(_trial_numbers)}"
     cgroup = limits.TrialCgroup(caps, name) if caps else None
     try:

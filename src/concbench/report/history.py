@@ -104,14 +104,14 @@ def histories(
     fraction."""
     runs = [r for r in store.runs() if machine is None or environment.same_machine(r.environment, machine)]
     if not runs:
-        raise UserError(f"database {store.path}: no runs stored yet (concbench run)")
+        raise UserError(f"database {store.name}: no runs stored yet (concbench run)")
     appearances: dict[str, list[tuple[RunInfo, Table, CellResult]]] = {}
     for run in runs:
         for table in tables(store.trials(run.id), [], specs):
             for cell in table.rows:
                 appearances.setdefault(cell.key.id, []).append((run, table, cell))
     if not appearances:
-        raise UserError(f"database {store.path}: no trials stored yet")
+        raise UserError(f"database {store.name}: no trials stored yet")
     wanted.check({seen[0][2].key for seen in appearances.values()})
     chosen = [seen[-last:] if last else seen for seen in appearances.values() if wanted(seen[0][2].key)]
     if not chosen:

@@ -1,0 +1,98 @@
+"""Finished trials waiting for a database server that went out of reach: one
+file of JSON lines per process, flushed to disk with each trial, sent when
+the server is back, by this process or by the next command that opens the
+database once this one is gone."""
+
+import contextlib
+import dataclasses
+import fcntl
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from ..protocol import Status
+from ..records import CellKey, Sample, TrialRecord
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    run_id: int
+    record: TrialRecord
+    claim: str | None  # the worker whose claimed trial it is; None in a run
+
+
+class Journal:
+    def __init__(self, folder: Path, database: str):
+        """This process's journal of one database (named by a hash of its URL)."""
+        self.folder = folder / "journal"
+        self.prefix = hashlib.sha256(database.encode()).hexdigest()[:16]
+        self.path = self.folder / f"{self.prefix}.{os.getpid()}.jsonl"
+        self._held = None
+        self._read: list[Path] = []
+
+    def append(self, entry: Entry) -> None:
+        """Kept on disk before the run goes on: a full disk here is the run's end."""
+        if self._held is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._held = open(self.path, "a")
+            fcntl.flock(self._held, fcntl.LOCK_EX)  # another command sends it only once this one is gone
+        self._held.write(json.dumps(_encoded(entry)) + "\n")
+        self._held.flush()
+        os.fsync(self._held.fileno())
+
+    def pending(self) -> int:
+        return len(self.entries())
+
+    def entries(self) -> list[Entry]:
+        """This process's entries, then those of processes that are gone."""
+        found = []
+        self._read = self._files()
+        for path in self._read:
+            found += [_decoded(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+        return found
+
+    def forget(self) -> None:
+        """Every entry read was sent."""
+        for path in self._read:
+            path.unlink(missing_ok=True)
+        if self._held is not None:
+            self._held.close()
+            self._held = None
+
+    def _files(self) -> list[Path]:
+        if not self.folder.is_dir():
+            return []
+        mine = [self.path] if self.path.exists() else []
+        return mine + [p for p in sorted(self.folder.glob(f"{self.prefix}.*.jsonl")) if p != self.path and _orphan(p)]
+
+
+def _orphan(path: Path) -> bool:
+    """A journal no living process holds."""
+    with open(path) as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        with contextlib.suppress(OSError):
+            fcntl.flock(f, fcntl.LOCK_UN)
+    return True
+
+
+def _encoded(entry: Entry) -> dict:
+    return {"run_id": entry.run_id, "claim": entry.claim, "record": dataclasses.asdict(entry.record)}
+
+
+def _decoded(data: dict) -> Entry:
+    record = dict(data["record"])
+    cell = record.pop("cell")
+    cell = CellKey(
+        cell["workload"],
+        cell["runtime"],
+        cell["mechanism"],
+        tuple((name, value) for name, value in cell["params"]),
+        tuple(cell["options"]),
+    )
+    samples = tuple(Sample(**sample) for sample in record.pop("samples"))
+    status = Status(record.pop("status"))
+    return Entry(data["run_id"], TrialRecord(cell, status=status, samples=samples, **record), data["claim"])

@@ -1,0 +1,157 @@
+"""A database on a PostgreSQL server: one store for many machines, with
+psycopg 3. The queries are the SQLite store's, their '?' made '%s'."""
+
+import contextlib
+import functools
+import re
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from ..errors import UserError
+from . import schema
+
+SCHEMES = ("postgresql://", "postgres://")
+CONNECT_TIMEOUT = 10  # seconds: an unreachable server is said, not waited for
+# Any number: PostgreSQL's advisory lock that makes the first commands of two
+# machines create the tables once.
+MIGRATION_LOCK = 7_355_608
+
+
+def is_url(location: str) -> bool:
+    return location.startswith(SCHEMES)
+
+
+def shown(url: str) -> str:
+    """The URL as messages and reports show it: without its password."""
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        host = parts.netloc.rpartition("@")[2]
+        return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+    except ValueError:
+        return url.split("://", 1)[0] + "://…"
+
+
+def _psycopg():
+    try:
+        import psycopg
+    except ImportError:
+        raise UserError(
+            "a PostgreSQL database needs psycopg 3: pip install 'psycopg[binary]' (make setup installs it)"
+        ) from None
+    return psycopg
+
+
+@functools.cache
+def _placeholders(sql: str) -> str:
+    return sql.replace("?", "%s")
+
+
+class PostgresDatabase:
+    shared = True  # many machines': workers claim its stored plans' trials
+
+    def __init__(self, url: str, folder: Path, create: bool):
+        self.psycopg = _psycopg()
+        self.errors = (self.psycopg.Error,)
+        self.url = url
+        self.name = shown(url)
+        self.folder = folder  # where reports and the journal go: no file of its own
+        self.db = None
+        try:
+            self.psycopg.conninfo.conninfo_to_dict(url)
+        except self.psycopg.ProgrammingError as e:
+            raise UserError(f"database URL {self.name} is malformed: {_first_line(e)}") from None
+        self.reconnect()
+        try:
+            self._migrate(create)
+        except self.psycopg.Error as e:
+            raise self.failure(e) from None
+
+    def reconnect(self) -> None:
+        """A new connection, the old one dropped (a restarted server's)."""
+        if self.db is not None:
+            with contextlib.suppress(Exception):
+                self.db.close()
+        try:
+            self.db = self.psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+        except self.psycopg.Error as e:
+            self.db = None
+            raise UserError(f"database {self.name}: cannot connect: {_first_line(e)}") from None
+
+    def failure(self, error: Exception) -> UserError:
+        if self.lost(error):
+            return UserError(f"database {self.name}: connection lost: {_first_line(error)}")
+        if isinstance(error, self.psycopg.Error) and not isinstance(error, self.psycopg.DatabaseError):
+            return UserError(f"database {self.name}: {_first_line(error)}")
+        return self.damaged(_first_line(error))
+
+    def damaged(self, why: object) -> UserError:
+        return UserError(f"database {self.name} is damaged or not a concbench database: {why}")
+
+    def lost(self, error: Exception) -> bool:
+        """Whether the server went out of reach: worth retrying, unlike a query it refused."""
+        return isinstance(error, self.psycopg.OperationalError | self.psycopg.InterfaceError) or (
+            self.db is None or self.db.closed or self.db.broken
+        )
+
+    def _connection(self):
+        if self.db is None or self.db.closed or self.db.broken:
+            raise self.psycopg.OperationalError("the connection is closed")
+        return self.db
+
+    def fetch(self, sql: str, params=()) -> list[tuple]:
+        return self._connection().execute(_placeholders(sql), params).fetchall()
+
+    def execute(self, sql: str, params=()) -> list[tuple]:
+        cursor = self._connection().execute(_placeholders(sql), params)
+        return cursor.fetchall() if cursor.description else []
+
+    def executemany(self, sql: str, rows) -> None:
+        rows = list(rows)
+        if rows:
+            self._connection().cursor().executemany(_placeholders(sql), rows)
+
+    def transaction(self):
+        return self._connection().transaction()
+
+    def hold_for_run(self) -> None:
+        """Runs of many machines share one server; one machine's trials take
+        turns by its machine lock (store.machine_lock), not by the database."""
+
+    def _migrate(self, create: bool) -> None:
+        with self._connection().transaction():
+            self.db.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            version = self._version()
+            if version is None:
+                if self._has_table("runs"):
+                    raise self.damaged("it has a table 'runs' but no concbench_schema")
+                if not create:
+                    raise UserError(f"database {self.name}: no runs stored yet (concbench run creates the tables)")
+                self.db.execute(schema.for_postgresql(schema.SCHEMA))
+                self.db.execute("CREATE TABLE concbench_schema (version INTEGER NOT NULL)")
+                self.db.execute("INSERT INTO concbench_schema VALUES (%s)", (schema.SCHEMA_VERSION,))
+                return
+            if version > schema.SCHEMA_VERSION:
+                raise schema.newer(self.name, version)
+            while version < schema.SCHEMA_VERSION:
+                self.db.execute(schema.for_postgresql(schema.MIGRATIONS[version]))
+                version += 1
+                self.db.execute("UPDATE concbench_schema SET version = %s", (version,))
+            missing = [table for table in schema.TABLES if not self._has_table(table)]
+            if missing:
+                raise self.damaged(f"it has no table {missing[0]!r}")
+
+    def _version(self) -> int | None:
+        if not self._has_table("concbench_schema"):
+            return None
+        row = self.db.execute("SELECT max(version) FROM concbench_schema").fetchone()
+        return row[0] if row and row[0] is not None else 0
+
+    def _has_table(self, name: str) -> bool:
+        return self.db.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()[0]
+
+
+def _first_line(error: Exception) -> str:
+    text = " ".join(str(error).split("\n")[:1]).strip()
+    return re.sub(r"\s+", " ", text) or type(error).__name__

@@ -1,0 +1,94 @@
+"""A worker: takes a stored plan's trials one at a time from a shared
+database, runs each on this machine and stores it. The workers of many
+machines drain one plan between them; a worker that dies leaves its trial to
+be claimed again once its lease lapses."""
+
+import os
+import platform
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import calibration, runner, turns
+from .plan import Cell, Plan
+from .records import Calibration, Machine, TrialRecord
+from .store import Store
+
+# How long past a step's own timeout a claim is held: storing a trial, and a
+# slow database, fit in it.
+GRACE = 60
+
+
+@dataclass
+class Worker:
+    store: Store
+    run_id: int
+    plan: Plan
+    machine: Machine
+    grace: float = GRACE
+    said: Callable[[str], None] = print  # what the worker tells its console
+
+    def __post_init__(self):
+        self.name = f"{self.machine.name} {platform.node()}:{os.getpid()}"
+        self.cells = {cell.key.id: cell for cell in self.plan.cells}
+        self.turns_said = False
+
+    def drain(self) -> list[TrialRecord]:
+        """Claims and runs trials until none is left to claim; the trials it stored."""
+        stored = []
+        while True:
+            with turns.machine_turn(self._taking_turns):
+                claimed = self.store.claim(self.run_id, self.name, self._lease(max(self.timeouts())))
+                if claimed is None:
+                    return stored
+                record = self._run(self.cells[claimed[0]], claimed[1])
+                kept = self.store.add_trial(self.run_id, record, claim=self.name)
+            self.said(_line(record, kept))
+            if kept:
+                stored.append(record)
+
+    def _taking_turns(self) -> None:
+        if not self.turns_said:
+            self.said("another concbench runs trials on this machine: taking turns with it, a trial at a time")
+            self.turns_said = True
+
+    def timeouts(self) -> list[float]:
+        return [self.plan.settings_for(cell).timeout for cell in self.plan.cells]
+
+    def _lease(self, seconds: float) -> int:
+        return round(seconds + self.grace)
+
+    def _hold(self, cell: Cell, index: int, seconds: float) -> None:
+        """The claim, held for the next step (a floor, a calibration, the trial)."""
+        self.store.extend(self.run_id, cell.key.id, index, self.name, self._lease(seconds))
+
+    def _run(self, cell: Cell, index: int) -> TrialRecord:
+        settings = self.plan.settings_for(cell)
+        runtime = cell.key.row.split("/")[0]
+        if runtime not in self.store.floors(self.run_id):
+            self._hold(cell, index, runner.FLOOR_TIMEOUT)
+            self.store.add_floor(self.run_id, runtime, *runner.floor(cell, self.plan.caps))
+        repeat = self._calibration(cell, index).repeat if calibration.calibrated(cell, settings) else 1
+        self._hold(cell, index, settings.timeout)
+        return runner.run_trial(cell, index, settings, self.plan.caps, self.machine, repeat)
+
+    def _calibration(self, cell: Cell, index: int) -> Calibration:
+        """The cell's calibration in this run, whoever measured it first; else
+        one of an earlier run, else measured here."""
+        settings = self.plan.settings_for(cell)
+        found = self.store.calibrations(self.run_id).get(cell.key.id)
+        if found is not None:
+            return found
+        found = runner.reused(self.store.earlier_calibrations(self.run_id).get(cell.key.id), settings)
+        if found is None:
+            self._hold(cell, index, settings.timeout)
+            found = runner.calibrate(cell, settings, self.plan.caps)
+        return self.store.add_calibration(self.run_id, cell.key.id, found)
+
+
+def _line(record: TrialRecord, kept: bool) -> str:
+    cell = record.cell
+    wall = f"{record.wall_ns / 1e6:.1f} ms" if record.wall_ns is not None else "no time"
+    line = f"{record.status} {cell.workload} {cell.row} {cell.params_text} trial {record.trial + 1}: {wall}"
+    if not kept:
+        line += " (not stored: its claim lapsed and another worker took it)"
+    return line
