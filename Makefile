@@ -18,10 +18,11 @@ bench: setup
 	@$(CONCBENCH) run --budget $(BUDGET); status=$$?; $(CONCBENCH) report || exit $$?; exit $$status
 
 # The kits' own unit tests first (the Rust kit's: every workload file is in
-# its registry), then the harness's tests, which run every cell's smoke profile.
+# its registry), then the harness's tests, which run every cell's smoke profile
+# and start a throwaway PostgreSQL server (-rs: a skipped test says why).
 test: lint
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo test --release --quiet --locked --target-dir build; fi
-	@$(VENV)/bin/pytest -q
+	@$(VENV)/bin/pytest -q -rs
 
 # Each language's standard checker: ruff for the harness (and for the Python
 # kit, with the harness's settings, where python3 is installed), hlint for the

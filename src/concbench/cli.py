@@ -269,6 +269,7 @@ def run(
     if plan_only:
         _check_plan_only(resume, repeat_check, budget, target, max_trials)
     store = open_store(db or paths.default_db())
+    store.said = _say
     if plan_only and not store.shared:
         raise UserError(
             f"--plan-only stores a plan for workers on many machines: give a PostgreSQL database "
@@ -454,6 +455,10 @@ def _execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, machine:
     return code
 
 
+def _say(line: str) -> None:
+    console.print(printable(line))
+
+
 def _send_journal(store: Store, wait: bool = True) -> None:
     """The trials that wait for a server that went away, sent before the run
     says it is done; if it stays away, where they wait."""
@@ -515,6 +520,7 @@ def worker_(run_id, machine, grace, db):
     Start one on each machine: the trials of one machine take turns, never
     running beside each other. Exits 1 if any of its trials failed."""
     store = open_store(db or paths.default_db(), create=False)
+    store.said = _say
     if not store.shared:
         raise UserError(
             f"concbench worker takes trials from a PostgreSQL database (--db postgresql://...), not {store.name}"
@@ -533,7 +539,7 @@ def worker_(run_id, machine, grace, db):
             "a worker needs the plan's concbench, workloads and runtimes"
         )
     here = environment.fingerprint(choice.runtimes, selection.caps, machine)
-    taker = worker.Worker(store, info.id, plan, Machine.of(here), grace, lambda line: console.print(printable(line)))
+    taker = worker.Worker(store, info.id, plan, Machine.of(here), grace, _say)
     store.add_worker(info.id, taker.name, here)
     console.print(printable(f"worker {taker.name}: taking the trials of run {info.id} from {store.name}"))
     signal.signal(signal.SIGTERM, _interrupt)
@@ -889,11 +895,18 @@ def setup(dry_run, tests):
 
     Prints nothing when everything is present."""
     missing = system.missing_packages(system.required_packages(list(runtimes.load_all().values()), tests))
-    if not missing:
-        return 0
-    console.print(printable(f"{'would install' if dry_run else 'installing'}: {' '.join(missing)}"))
-    if not dry_run:
-        system.install(missing)
+    if missing:
+        console.print(printable(f"{'would install' if dry_run else 'installing'}: {' '.join(missing)}"))
+        if not dry_run:
+            system.install(missing)
+    optional = system.missing_packages(system.OPTIONAL_TEST_PACKAGES) if tests else []
+    if optional:
+        console.print(printable(f"{'would install' if dry_run else 'installing'}: {' '.join(optional)}"))
+        if not dry_run:
+            try:
+                system.install(optional)
+            except UserError as e:
+                console.print(printable(f"{e}: the tests that need {' '.join(optional)} will be skipped"))
     return 0
 
 

@@ -54,5 +54,11 @@ def runtime_dirs() -> list[Path]:
 RESULTS = PROJECT / "results"
 
 
+def state_folder() -> Path:
+    """This user's concbench state kept between commands (the journal of trials
+    waiting for a database server): XDG's state folder."""
+    return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "concbench"
+
+
 def default_db() -> str:
     return os.environ.get("CONCBENCH_DB") or str(RESULTS / "concbench.db")

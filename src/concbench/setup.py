@@ -12,6 +12,9 @@ from .runtimes import Runtime
 HARNESS_PACKAGES = ["gcc", "libc6-dev"]
 # The tests open the HTML report in a real browser; make lint runs hlint on the Haskell kit.
 TEST_PACKAGES = ["chromium", "hlint"]
+# The tests start a throwaway PostgreSQL server where it can be had; without
+# it, its tests are skipped with the reason.
+OPTIONAL_TEST_PACKAGES = ["postgresql"]
 
 
 def required_packages(runtimes: list[Runtime], tests: bool = False) -> list[str]:

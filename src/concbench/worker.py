@@ -5,6 +5,7 @@ be claimed again once its lease lapses."""
 
 import os
 import platform
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from .store import Store
 # How long past a step's own timeout a claim is held: storing a trial, and a
 # slow database, fit in it.
 GRACE = 60
+POLL = 2  # seconds between looks at a plan whose last trials other workers hold
 
 
 @dataclass
@@ -33,15 +35,21 @@ class Worker:
         self.turns_said = False
 
     def drain(self) -> list[TrialRecord]:
-        """Claims and runs trials until none is left to claim; the trials it stored."""
+        """Claims and runs trials until every trial of the plan is done; the
+        trials it stored. While the rest are held by other workers it waits:
+        one of them may die, and its trial come back once its lease lapses."""
         stored = []
         while True:
             with turns.machine_turn(self._taking_turns):
                 claimed = self.store.claim(self.run_id, self.name, self._lease(max(self.timeouts())))
-                if claimed is None:
+                if claimed is not None:
+                    record = self._run(self.cells[claimed[0]], claimed[1])
+                    kept = self.store.add_trial(self.run_id, record, claim=self.name)
+            if claimed is None:
+                if not self.store.progress(self.run_id).claimed:
                     return stored
-                record = self._run(self.cells[claimed[0]], claimed[1])
-                kept = self.store.add_trial(self.run_id, record, claim=self.name)
+                time.sleep(POLL)
+                continue
             self.said(_line(record, kept))
             if kept:
                 stored.append(record)

@@ -8,6 +8,7 @@ import functools
 import json
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -97,9 +98,10 @@ class Store:
         self.name = database.name
         self.folder = database.folder
         self.shared = database.shared
-        self.journal = Journal(database.folder, database.name)
+        self.journal = Journal(paths.state_folder(), database.name)
         self._next_attempt = 0.0  # the monotonic time a lost server is tried again
         self._backoff = iter(BACKOFF)
+        self.said: Callable[[str], None] = lambda line: None  # what a command's user is told
         self.send_journal(wait=False)
 
     def hold_for_run(self) -> None:
@@ -180,6 +182,7 @@ class Store:
         except self.database.errors as e:
             if not self.database.lost(e):
                 raise self.database.failure(e) from None
+            self.said(f"{self.database.failure(e)}: finished trials wait in {self.journal.path} until it is back")
         self.journal.append(entry)
         self._put_off()
         return True
@@ -200,6 +203,7 @@ class Store:
                         for entry in entries:
                             _insert_trial(self.database, entry)
                     self.journal.forget()
+                    self.said(f"database {self.name}: sent the {len(entries)} trials that waited in the journal")
                     self._next_attempt, self._backoff = 0.0, iter(BACKOFF)
                     return 0
                 except UserError:

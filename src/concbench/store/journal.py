@@ -1,7 +1,7 @@
 """Finished trials waiting for a database server that went out of reach: one
-file of JSON lines per process, flushed to disk with each trial, sent when
-the server is back, by this process or by the next command that opens the
-database once this one is gone."""
+file of JSON lines per process in the user's state folder, flushed to disk
+with each trial, sent when the server is back, by this process or by the
+next command that opens the database once this one is gone."""
 
 import contextlib
 import dataclasses

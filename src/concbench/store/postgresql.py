@@ -56,7 +56,7 @@ class PostgresDatabase:
         self.errors = (self.psycopg.Error,)
         self.url = url
         self.name = shown(url)
-        self.folder = folder  # where reports and the journal go: no file of its own
+        self.folder = folder  # where its reports go: a server has no folder of its own
         self.db = None
         try:
             self.psycopg.conninfo.conninfo_to_dict(url)

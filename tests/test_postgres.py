@@ -1,0 +1,167 @@
+"""A PostgreSQL store, on a real server: the same commands as on SQLite,
+workers that drain one stored plan between them (one killed mid-trial), a
+server restarted mid-run, and one-line errors for a bad or unreachable one."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import psycopg
+import pytest
+from cluster import Cluster, server_bin
+from conftest import assert_one_line_error, concbench
+
+
+@pytest.fixture(scope="module")
+def server():
+    bin_dir = server_bin()
+    if bin_dir is None:
+        pytest.skip(
+            "no PostgreSQL server installed (make test installs Debian's postgresql): apt-get install postgresql"
+        )
+    try:
+        found = Cluster(bin_dir)
+    except (RuntimeError, OSError) as e:
+        pytest.skip(f"cannot start a throwaway PostgreSQL cluster: {e}")
+    yield found
+    found.remove()
+
+
+@pytest.fixture
+def pg_env(server, fake_env, tmp_path, request):
+    """The fake suite's environment with a fresh database on the server, and
+    a state folder of its own for the journal."""
+    url = server.new_database(request.node.name.replace("[", "_").replace("]", "")[:60])
+    return {**fake_env, "CONCBENCH_DB": url, "XDG_STATE_HOME": str(tmp_path / "state")}
+
+
+def rows(env, sql, params=()):
+    with psycopg.connect(env["CONCBENCH_DB"]) as db:
+        return db.execute(sql, params).fetchall()
+
+
+def stored_trials(env) -> int:
+    """How many trials the run stored so far (none before its tables exist)."""
+    try:
+        return rows(env, "SELECT count(*) FROM trials")[0][0]
+    except psycopg.Error:
+        return 0
+
+
+def background(*args, env):
+    return subprocess.Popen(
+        [sys.executable, "-m", "concbench", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def wait_for(condition, timeout=60):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_the_commands_work_on_a_server_as_on_a_file(pg_env, tmp_path):
+    for _ in range(2):
+        done = concbench(
+            "run", "-w", "triangle", "-m", "honest,slow", "--profile", "smoke", "--trials", "2", env=pg_env
+        )
+        assert done.returncode == 0, done.stderr
+    assert "fake/slow" in concbench("show", env=pg_env).stdout
+    assert concbench("compare", "1", "2", env=pg_env).returncode == 0
+    assert "fake/honest" in concbench("history", env=pg_env).stdout
+    trials = [json.loads(line) for line in concbench("show", "--json", env=pg_env).stdout.splitlines()]
+    assert len(trials) == 4 and {t["status"] for t in trials} == {"ok"}
+    page = tmp_path / "r.html"
+    assert concbench("report", "-o", page, env=pg_env).returncode == 0 and "fake/slow" in page.read_text()
+    assert rows(pg_env, "SELECT version FROM concbench_schema") == [(7,)]
+    assert "a secret" not in concbench("show", env=pg_env).stdout  # the password is never shown
+
+
+def test_two_workers_drain_one_plan_and_no_trial_runs_twice(pg_env):
+    planned = concbench(
+        "run", "-w", "triangle", "-m", "honest,slow", "--profile", "smoke", "--trials", "3", "--plan-only", env=pg_env
+    )
+    assert planned.returncode == 0, planned.stderr
+    assert "planned 2 cells x 3 trials = 6 trials" in planned.stdout
+    assert rows(pg_env, "SELECT count(*) FROM trials") == [(0,)]  # a plan runs nothing
+    workers = [background("worker", "--machine", name, env=pg_env) for name in ("a", "b")]
+    outputs = [w.communicate(timeout=120) for w in workers]
+    assert [w.returncode for w in workers] == [0, 0], outputs
+    stored = rows(pg_env, "SELECT cell, trial, machine FROM trials")
+    assert len(stored) == 6 and len({(cell, trial) for cell, trial, _ in stored}) == 6
+    assert {machine for *_, machine in stored} == {"a", "b"}  # both took trials
+    assert rows(pg_env, "SELECT DISTINCT state, claims FROM planned") == [("done", 1)]  # each claimed once
+    shown = concbench("show", env=pg_env).stdout
+    assert "plan: 6 of 6 trials done, 0 waiting" in shown and "complete" in shown
+    again = concbench("worker", env=pg_env)
+    assert_one_line_error(again, "no stored plan with trials waiting")
+
+
+def test_a_killed_workers_trial_is_claimed_again_once_its_lease_lapses(pg_env):
+    planned = concbench(
+        "run", "-w", "triangle", "-m", "slow", "--profile", "smoke", "--trials", "3", "--timeout", "3", "--plan-only",
+        env=pg_env,
+    )  # fmt: skip
+    assert planned.returncode == 0, planned.stderr
+    doomed = background("worker", "--machine", "doomed", "--grace", "1", env=pg_env)
+    wait_for(lambda: rows(pg_env, "SELECT count(*) FROM planned WHERE state = 'claimed'") == [(1,)])
+    time.sleep(0.3)  # into its trial
+    doomed.send_signal(signal.SIGKILL)
+    doomed.communicate()
+    held = rows(pg_env, "SELECT cell, trial FROM planned WHERE state = 'claimed'")
+    assert len(held) == 1
+    survivor = concbench("worker", "--machine", "survivor", env=pg_env, timeout=120)
+    assert survivor.returncode == 0, survivor.stderr
+    stored = rows(pg_env, "SELECT cell, trial, machine FROM trials")
+    assert len(stored) == 3 and {machine for *_, machine in stored} == {"survivor"}
+    assert rows(pg_env, "SELECT cell, trial FROM planned WHERE claims = 2") == held  # the dead one's, again
+    assert "1 claimed again after a worker's lease lapsed" in concbench("show", env=pg_env).stdout
+
+
+def test_a_server_restarted_mid_run_loses_no_finished_trial(server, pg_env):
+    run = background("run", "-w", "triangle", "-m", "slow", "--profile", "smoke", "--trials", "6", env=pg_env)
+    wait_for(lambda: stored_trials(pg_env) >= 1)
+    server.stop()
+    time.sleep(1.5)  # trials finish while it is down
+    server.start()
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 0, err
+    assert "connection lost" in out and "finished trials wait in" in out  # the journal kept them
+    assert "trials that waited in the journal" in out
+    stored = rows(pg_env, "SELECT trial, status FROM trials ORDER BY trial")
+    assert stored == [(index, "ok") for index in range(6)]
+    assert rows(pg_env, "SELECT state FROM runs") == [("complete",)]
+
+
+def test_a_bad_or_unreachable_server_gets_one_line_and_nothing_written(server, pg_env, fake_env):
+    cases = [
+        ("postgresql://who@[::1/x", "is malformed"),
+        ("postgresql://who@127.0.0.1:1/nothing?connect_timeout=2", "cannot connect"),
+        (server.url(password="wrong"), "password authentication failed"),
+    ]
+    for url, fragment in cases:
+        done = concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", "--db", url, env=fake_env)
+        assert_one_line_error(done, "database", fragment)
+        assert "wrong" not in done.stderr  # nor a wrong password
+    assert_one_line_error(concbench("show", env=pg_env), "no runs stored yet")
+    assert concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=pg_env).returncode == 0
+    with psycopg.connect(pg_env["CONCBENCH_DB"], autocommit=True) as db:
+        db.execute("UPDATE concbench_schema SET version = 99")
+    for command in (["show"], ["run", "-w", "triangle", "-m", "honest", "--profile", "smoke"]):
+        assert_one_line_error(concbench(*command, env=pg_env), "has schema 99, from a newer concbench")
+    assert rows(pg_env, "SELECT count(*) FROM runs") == [(1,)]
+
+
+def test_plan_only_and_worker_need_a_server(fake_env):
+    assert_one_line_error(concbench("run", "-w", "triangle", "--plan-only", env=fake_env), "give a PostgreSQL database")
+    assert_one_line_error(concbench("run", "-w", "triangle", "--plan-only", "--budget", "1m", env=fake_env), "--budget")
+    concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=fake_env)
+    assert_one_line_error(concbench("worker", env=fake_env), "takes trials from a PostgreSQL database")
