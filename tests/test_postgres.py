@@ -13,6 +13,10 @@ import pytest
 from cluster import Cluster, server_bin
 from conftest import assert_one_line_error, concbench
 
+from concbench.protocol import Status
+from concbench.records import CellKey, TrialRecord
+from concbench.store import open_store
+
 
 @pytest.fixture(scope="module")
 def server():
@@ -165,3 +169,22 @@ def test_plan_only_and_worker_need_a_server(fake_env):
     assert_one_line_error(concbench("run", "-w", "triangle", "--plan-only", "--budget", "1m", env=fake_env), "--budget")
     concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=fake_env)
     assert_one_line_error(concbench("worker", env=fake_env), "takes trials from a PostgreSQL database")
+
+
+def test_trials_kept_while_the_server_stays_away_are_sent_by_the_next_command(server, pg_env, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", pg_env["XDG_STATE_HOME"])
+    store = open_store(pg_env["CONCBENCH_DB"])
+    run_id = store.begin_run({"profile": "smoke"}, {})
+    cell = CellKey("triangle", "fake", "honest", (("n", 10),))
+    server.stop()
+    try:
+        for index in range(2):
+            assert store.add_trial(run_id, TrialRecord(cell, index, Status.OK, "", {"area": 50}, wall_ns=index + 1))
+        assert store.journal.pending() == 2 and store.journal.path.exists()
+        assert store.send_journal(wait=False) == 2  # still away: they stay
+    finally:
+        server.start()
+    store.journal._held.close()  # as if the run had ended: its journal is an orphan now
+    later = open_store(pg_env["CONCBENCH_DB"], create=False)  # the next command sends them
+    assert [(t.trial, t.wall_ns) for t in later.trials(run_id)] == [(0, 1), (1, 2)]
+    assert later.journal.pending() == 0 and not list(later.journal.folder.iterdir())
