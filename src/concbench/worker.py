@@ -30,7 +30,9 @@ class Worker:
     said: Callable[[str], None] = print  # what the worker tells its console
 
     def __post_init__(self):
-        self.name = f"{self.machine.name} {platform.node()}:{os.getpid()}"
+        host = platform.node()
+        where = self.machine.name if self.machine.name == host else f"{self.machine.name}@{host}"
+        self.name = f"{where}:{os.getpid()}"  # which process of which machine holds a claim
         self.cells = {cell.key.id: cell for cell in self.plan.cells}
         self.turns_said = False
 
