@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from . import environment, leftovers, limits, options, paths, runtimes, worker, workloads
+from . import environment, leftovers, limits, options, paths, runtimes, turns, worker, workloads
 from . import setup as system
 from .display import printable
 from .errors import UserError
@@ -303,8 +303,7 @@ def run(
     )
     choice = choose(selection, workloads.load_all(), runtimes.load_all())  # bad input fails before any build
     _clean_leftovers()
-    for rt in choice.runtimes:
-        rt.build()
+    _build(choice.runtimes)
     plan = make_plan(choice)
     if not plan.cells:
         for line in dict.fromkeys(f"{s.workload} {s.row}: {s.kind}: {s.reason}" for s in plan.skipped):
@@ -396,6 +395,15 @@ def _budget_text(schedule: Schedule) -> str:
     if least_ns > budget * 1e9:
         text += "; the budget cannot hold them: the cells it stops short are named at the end"
     return text
+
+
+def _build(found: list[runtimes.Runtime]) -> None:
+    """The runtimes built in the machine's turn: a build beside another
+    concbench's trial would measure in it, and two builds of one checkout at
+    once (two workers) would break each other's."""
+    with turns.machine_turn():
+        for rt in found:
+            rt.build()
 
 
 def _clean_leftovers() -> None:
@@ -529,8 +537,7 @@ def worker_(run_id, machine, grace, db):
     selection = Selection.from_json(info.request)
     choice = choose(selection, workloads.load_all(), runtimes.load_all())
     _clean_leftovers()
-    for rt in choice.runtimes:
-        rt.build()
+    _build(choice.runtimes)
     plan = make_plan(choice)
     unknown = store.planned_cells(info.id) - {cell.key.id for cell in plan.cells}
     if unknown:
