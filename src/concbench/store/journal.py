@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from ..errors import UserError
 from ..protocol import Status
 from ..records import CellKey, Sample, TrialRecord
 
@@ -33,13 +34,16 @@ class Journal:
 
     def append(self, entry: Entry) -> None:
         """Kept on disk before the run goes on: a full disk here is the run's end."""
-        if self._held is None:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            self._held = open(self.path, "a")
-            fcntl.flock(self._held, fcntl.LOCK_EX)  # another command sends it only once this one is gone
-        self._held.write(json.dumps(_encoded(entry)) + "\n")
-        self._held.flush()
-        os.fsync(self._held.fileno())
+        try:
+            if self._held is None:
+                self.folder.mkdir(parents=True, exist_ok=True)
+                self._held = open(self.path, "a")
+                fcntl.flock(self._held, fcntl.LOCK_EX)  # another command sends it only once this one is gone
+            self._held.write(json.dumps(_encoded(entry)) + "\n")
+            self._held.flush()
+            os.fsync(self._held.fileno())
+        except OSError as e:
+            raise UserError(f"cannot keep a finished trial in the journal {self.path}: {e.strerror or e}") from None
 
     def pending(self) -> int:
         return len(self.entries())
@@ -49,7 +53,9 @@ class Journal:
         found = []
         self._read = self._files()
         for path in self._read:
-            found += [_decoded(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+            for line in path.read_text().splitlines():
+                with contextlib.suppress(ValueError, KeyError, TypeError):  # cut short as its writer died
+                    found.append(_decoded(json.loads(line)))
         return found
 
     def forget(self) -> None:
