@@ -1,4 +1,4 @@
-"""The `concbench` command: run, worker, show, report, compare, history, list, doctor, setup."""
+"""The `concbench` command: run, worker, show, report, compare, history, merge, list, doctor, setup."""
 
 import contextlib
 import json
@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from . import environment, leftovers, limits, options, paths, runtimes, turns, worker, workloads
+from . import environment, leftovers, limits, merge, options, paths, runtimes, turns, worker, workloads
 from . import setup as system
 from .display import printable
 from .errors import UserError
@@ -807,6 +807,31 @@ def _latest_machine(store: Store) -> dict | None:
 
 def _other_machines(store: Store, machine: dict) -> int:
     return sum(not environment.same_machine(r.environment, machine) for r in store.runs())
+
+
+@cli.command(name="merge")
+@click.argument("sources", nargs=-1, required=True, metavar="FILE...", callback=options.databases)
+@click.option(
+    "--into",
+    required=True,
+    callback=options.database,
+    metavar="FILE|URL",
+    help="The database to copy the runs into: a SQLite file or a PostgreSQL server's "
+    "postgresql://USER@HOST/NAME, made if missing.",
+)
+def merge_(sources, into):
+    """Copy the runs of SQLite files, from machines that could not reach the
+    server, into one database.
+
+    A run is the same run in every database it is copied to: one already
+    there gets only the trials it lacks, so merging a file again, or files
+    that share runs, adds nothing twice. The files are only read, never
+    migrated: open an older one once with this concbench first (concbench
+    show --db FILE); a FILE may also be a postgresql:// URL. The merge is one
+    transaction: on any error the database is left as it was."""
+    for line in merge.merge(list(sources), into).lines():
+        console.print(printable(line))
+    return 0
 
 
 @cli.command(name="list")

@@ -118,3 +118,7 @@ def database(ctx, param, value: str | None) -> str | None:
     if value is not None and not value.startswith(("postgresql://", "postgres://")) and Path(value).is_dir():
         raise click.BadParameter(f"{value!r} is a folder: give a database file or a postgresql:// URL")
     return value
+
+
+def databases(ctx, param, values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(database(ctx, param, value) for value in values)

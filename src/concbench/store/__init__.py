@@ -22,7 +22,7 @@ from .journal import Entry, Journal
 from .schema import SCHEMA_VERSION
 from .sqlite import SqliteDatabase
 
-__all__ = ["SCHEMA_VERSION", "RunInfo", "Store", "Progress", "open_store"]
+__all__ = ["SCHEMA_VERSION", "RunInfo", "Store", "Progress", "open_store", "open_source"]
 
 # How long a write waits for a server that went away before giving up, and
 # the waits between its attempts.
@@ -92,6 +92,15 @@ def open_store(location: str | Path, create: bool = True) -> "Store":
     return Store(SqliteDatabase(Path(location), create))
 
 
+def open_source(location: str) -> "SqliteDatabase | postgresql.PostgresDatabase":
+    """The database at a path or URL to copy runs from, as it is: never made,
+    migrated or written, so it must be of this concbench's schema. The bare
+    database, not a Store, which would send its journal into it."""
+    if postgresql.is_url(location):
+        return postgresql.PostgresDatabase(location, paths.RESULTS, create=False, read_only=True)
+    return SqliteDatabase(Path(location), create=False, read_only=True)
+
+
 class Store:
     def __init__(self, database):
         self.database = database
@@ -130,6 +139,11 @@ class Store:
         except UserError:
             if time.monotonic() > give_up:
                 raise
+
+    def in_one_transaction(self, work):
+        """work(database) as one transaction (a merge): all of it, or nothing
+        on an error; done again from the start if the server went away."""
+        return self._write(work)
 
     def begin_run(self, request: dict, environment: dict, state: str = "running") -> int:
         return self._write(

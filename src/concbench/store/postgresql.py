@@ -51,12 +51,15 @@ def _placeholders(sql: str) -> str:
 class PostgresDatabase:
     shared = True  # many machines': workers claim its stored plans' trials
 
-    def __init__(self, url: str, folder: Path, create: bool):
+    def __init__(self, url: str, folder: Path, create: bool, read_only: bool = False):
+        """A read_only database (a merge's source) takes no writes on this
+        connection and is never migrated: it must be of this schema."""
         self.psycopg = _psycopg()
         self.errors = (self.psycopg.Error,)
         self.url = url
         self.name = shown(url)
         self.folder = folder  # where its reports go: a server has no folder of its own
+        self.read_only = read_only
         self.db = None
         try:
             self.psycopg.conninfo.conninfo_to_dict(url)
@@ -64,7 +67,10 @@ class PostgresDatabase:
             raise UserError(f"database URL {self.name} is malformed: {_first_line(e)}") from None
         self.reconnect()
         try:
-            self._migrate(create)
+            if read_only:
+                self._require_current()
+            else:
+                self._migrate(create)
         except self.psycopg.Error as e:
             raise self.failure(e) from None
 
@@ -75,6 +81,8 @@ class PostgresDatabase:
                 self.db.close()
         try:
             self.db = self.psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+            if self.read_only:
+                self.db.execute("SET default_transaction_read_only = on")
         except self.psycopg.Error as e:
             self.db = None
             raise UserError(f"database {self.name}: cannot connect: {_first_line(e)}") from None
@@ -138,9 +146,19 @@ class PostgresDatabase:
                 self.db.execute(schema.for_postgresql(schema.MIGRATIONS[version]))
                 version += 1
                 self.db.execute("UPDATE concbench_schema SET version = %s", (version,))
-            missing = [table for table in schema.TABLES if not self._has_table(table)]
-            if missing:
-                raise self.damaged(f"it has no table {missing[0]!r}")
+            self._check_tables()
+
+    def _require_current(self) -> None:
+        version = self._version()
+        if version is None:
+            raise self.damaged("it has no table 'concbench_schema'")
+        schema.require_current(self.name, version)
+        self._check_tables()
+
+    def _check_tables(self) -> None:
+        missing = [table for table in schema.TABLES if not self._has_table(table)]
+        if missing:
+            raise self.damaged(f"it has no table {missing[0]!r}")
 
     def _version(self) -> int | None:
         if not self._has_table("concbench_schema"):

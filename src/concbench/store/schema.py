@@ -1,8 +1,11 @@
 """The database's tables, written once in SQLite's dialect and translated for
 PostgreSQL, and what turns a database of each older schema into the next."""
 
+import contextlib
+import functools
 import hashlib
 import re
+import sqlite3
 
 from ..errors import UserError
 
@@ -114,6 +117,16 @@ CREATE TABLE skipped (
 TABLES = re.findall(r"CREATE TABLE (\w+)", SCHEMA)
 
 
+@functools.cache
+def columns(table: str) -> tuple[str, ...]:
+    """A table's columns, as SQLite reads the schema: what a merge copies by
+    name (a migrated file has them in another order), every one added later
+    included."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as db:
+        db.executescript(SCHEMA)
+        return tuple(name for _, name, *_ in db.execute(f"PRAGMA table_info({table})"))
+
+
 def run_uuid(started: str, request: str, environment: str) -> str:
     """A run stored before runs had an identity gets one from what it is, so
     that every copy of it migrates to the same one and merges as one run."""
@@ -170,3 +183,19 @@ def newer(name: str, version: int) -> UserError:
         f"database {name} has schema {version}, from a newer concbench than this one "
         f"(schema {SCHEMA_VERSION}): update concbench to read or write it"
     )
+
+
+def older(name: str, version: int) -> UserError:
+    return UserError(
+        f"database {name} has schema {version}, from an older concbench than this one "
+        f"(schema {SCHEMA_VERSION}): open it once with this concbench to migrate it "
+        f"(e.g. concbench show --db {name})"
+    )
+
+
+def require_current(name: str, version: int) -> None:
+    """A database read as it is, never migrated (a merge's source), must be of this schema."""
+    if version > SCHEMA_VERSION:
+        raise newer(name, version)
+    if version < SCHEMA_VERSION:
+        raise older(name, version)

@@ -18,9 +18,11 @@ class SqliteDatabase:
     errors = (sqlite3.Error,)
     shared = False  # one machine's: no workers
 
-    def __init__(self, path: Path, create: bool):
+    def __init__(self, path: Path, create: bool, read_only: bool = False):
         """The file at path, made (and its folder) if create; a command that
-        only reads must leave nothing where there was nothing."""
+        only reads must leave nothing where there was nothing. A read_only
+        file (a merge's source) is opened by SQLite as such, and never
+        migrated: it must be of this schema."""
         self.path = path
         self.name = str(path)
         self.folder = path.parent
@@ -29,10 +31,13 @@ class SqliteDatabase:
         try:
             if create:
                 path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path, isolation_level=None)
+            self.db = self._connect(read_only)
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.create_function("concbench_run_uuid", 3, schema.run_uuid, deterministic=True)
-            self._migrate(create)
+            if read_only:
+                self._require_current()
+            else:
+                self._migrate(create)
             self._check_tables()
         except OSError as e:
             raise UserError(f"database {path}: {e.strerror or e}") from None
@@ -91,6 +96,18 @@ class SqliteDatabase:
 
     def reconnect(self) -> None:
         pass
+
+    def _connect(self, read_only: bool) -> sqlite3.Connection:
+        if read_only:
+            uri = f"{self.path.resolve().as_uri()}?mode=ro"
+            return sqlite3.connect(uri, uri=True, isolation_level=None)
+        return sqlite3.connect(self.path, isolation_level=None)
+
+    def _require_current(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:  # concbench's first schema was 1
+            raise self.damaged("it has no concbench schema")
+        schema.require_current(self.name, version)
 
     def _migrate(self, create: bool) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
