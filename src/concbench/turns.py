@@ -5,11 +5,11 @@ measure each other."""
 import contextlib
 import fcntl
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-LOCK = Path(tempfile.gettempdir()) / "concbench-machine.lock"
+# One path on every machine, whatever $TMPDIR each concbench was given.
+LOCK = Path("/tmp/concbench-machine.lock")
 
 _held = False  # by this process: a worker holds it around a trial, which takes it too
 
