@@ -15,6 +15,8 @@ def trial_record(run: RunInfo, t: TrialRecord) -> dict:
         "run": run.id,
         **_key(t.cell),
         "trial": t.trial,
+        "machine": t.machine,
+        "machine_id": t.machine_id,
         "status": str(t.status),
         "detail": t.detail,
         "expected": t.expected,
