@@ -73,11 +73,7 @@ def _styles(rows: list[str]) -> dict[str, tuple[int, int]]:
 
 
 def _anchor(table: Table) -> str:
-    return "t-" + _slug(f"{table.workload} {table.params_text}")
-
-
-def _table_label(table: Table) -> str:
-    return f"{table.workload} {table.params_text}".strip()
+    return "t-" + _slug(table.label)
 
 
 def _what(table: Table) -> tuple[Callable[[float], str], str, str]:
@@ -178,7 +174,7 @@ def _overview(tables: list[Table]) -> str:
     if not shown:
         return ""
     columns, groups = _by_runtime(list(dict.fromkeys(r.key.row for t in shown for r in t.rows)))
-    rows = [(_table_label(t) + (" [ops/s]" if t.rate_format else ""), "#" + _anchor(t)) for t in shown]
+    rows = [(t.label + (" [ops/s]" if t.rate_format else ""), "#" + _anchor(t)) for t in shown]
     parts, heatmaps, first = _wrapped(groups, OVERVIEW_COLUMNS), [], 0
     for n, part in enumerate(parts):
         part_columns = columns[first : first + sum(count for _, count in part)]
@@ -227,7 +223,7 @@ def _by_runtime(rows: list[str]) -> tuple[list[str], list[tuple[str, int]]]:
 
 
 def _heat(table: Table, cell: CellResult) -> charts.Heat:
-    where = f"{cell.key.row} on {_table_label(table)}"
+    where = f"{cell.key.row} on {table.label}"
     if table.figure(cell) is None:
         return charts.Heat(None, "failed", f"{where}: no verified trial")
     ratio = table.ratio(cell)
@@ -312,7 +308,7 @@ def _sweep_chart(
         text,
         sweep.param,
         f"median {what}",
-        f"{sweep.title}: median {what} over {sweep.param}",
+        f"{sweep.title}: median {what} over {sweep.param}" + _on(sweep.machine_text),
         log_x,
         log_y,
     )
@@ -321,6 +317,7 @@ def _sweep_chart(
     caption = (
         f"<strong>{_e(sweep.title)}</strong> ({_e(sweep.workload)}"
         + (f", {_e(sweep.fixed)}" if sweep.fixed else "")
+        + (f", {_e(sweep.machine_text)}" if sweep.machine_text else "")
         + f"): median {what} over {_e(sweep.param)}, "
         f"one line per mechanism; {better}. {_whiskers(summaries)}"
         + (f" Log scale on {' and '.join(scales)}." if scales else "")
@@ -368,7 +365,8 @@ def _whiskers(summaries: list[Summary]) -> str:
 
 def _results(tables: list[Table]) -> str:
     index = "".join(
-        f'<li><a href="#{_e(_anchor(t))}">{_e(t.title)} <span class="params">{_e(t.params_text)}</span></a></li>'
+        f'<li><a href="#{_e(_anchor(t))}">{_e(t.title)} <span class="params">{_e(t.params_text)}</span>'
+        f"{_machine(t)}</a></li>"
         for t in tables
     )
     return _section("Results", "Results", f'<ol class="index">{index}</ol>', *map(_table_section, tables))
@@ -377,7 +375,7 @@ def _results(tables: list[Table]) -> str:
 def _table_section(table: Table) -> str:
     heading = (
         f'<h3>{_e(table.title)} <span class="workload">({_e(table.workload)})</span> '
-        f'<span class="params">{_e(table.params_text)}</span></h3>'
+        f'<span class="params">{_e(table.params_text)}</span>{_machine(table)}</h3>'
     )
     return (
         f'<section class="result" id="{_e(_anchor(table))}">\n{heading}\n'
@@ -386,6 +384,20 @@ def _table_section(table: Table) -> str:
         )
         + "\n</section>"
     )
+
+
+def _machine(table: Table) -> str:
+    """Which machine's trials a table holds, where a run's came from several."""
+    return f' <span class="machine">{_e(table.machine_text)}</span>' if table.machine_text else ""
+
+
+def _titled(table: Table) -> str:
+    """A chart's label: the table's title, its parameters and its machine."""
+    return f"{table.title} {table.params_text}" + _on(table.machine_text)
+
+
+def _on(machine_text: str) -> str:
+    return f" {machine_text}" if machine_text else ""
 
 
 def _columns(table: Table) -> list[tuple[str, str, Callable[[CellResult], str]]]:
@@ -583,7 +595,7 @@ def _time_chart(table: Table, rows: list[CellResult]) -> str:
         for r, s in zip(rows, summaries)
     ]
     name = f"overhead: {what} minus the {seconds_text(shift)} every unit slept" if shift else f"median {what}"
-    chart = charts.bar_chart(bars, text, f"{table.title} {table.params_text}: {name}", _group_starts(rows))
+    chart = charts.bar_chart(bars, text, f"{_titled(table)}: {name}", _group_starts(rows))
     return (
         f'<figure class="time">{chart}<figcaption><strong>{_e(name[0].upper() + name[1:])}</strong>, '
         f"{better}. {_whiskers(summaries)}</figcaption></figure>"
@@ -607,9 +619,7 @@ def _memory_chart(table: Table, rows: list[CellResult]) -> str:
         )
         for r in rows
     ]
-    chart = charts.bar_chart(
-        bars, lambda mb: f"{mb:g} MB", f"{table.title} {table.params_text}: peak memory", _group_starts(rows)
-    )
+    chart = charts.bar_chart(bars, lambda mb: f"{mb:g} MB", f"{_titled(table)}: peak memory", _group_starts(rows))
     tree = (
         " * the whole process tree (the parent's peak and each child's private memory)."
         if any(r.memory_is_tree for r in rows)
@@ -669,6 +679,7 @@ h1 .run { color: var(--muted); font-weight: 400; }
 h2 { font-size: 20px; margin: 44px 0 12px; padding-bottom: 4px; border-bottom: 2px solid var(--ink); }
 h3 { font-size: 16px; margin: 0 0 8px; }
 h3 .workload, .params { color: var(--muted); font-weight: 400; }
+.machine { color: var(--accent); font-weight: 600; }   /* a table of one of a run's machines */
 .params, .mech, pre, .index { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace;
                                font-size: 12.5px; }
 nav { margin-top: 14px; font-size: 13px; }

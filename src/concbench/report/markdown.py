@@ -58,7 +58,8 @@ def _table(table: Table) -> list[str]:
     rows whose order this run cannot settle, and each failure with its stderr
     (its control characters escaped by failure_lines: a `cat` of the file must not run them)."""
     params = f": {_inline(table.params_text)}" if table.params_text else ""
-    parts = [f"### {_inline(table.title)} ({_inline(table.workload)}){params}", _grid(table)]
+    machine = f", {_inline(table.machine_text)}" if table.machine_text else ""
+    parts = [f"### {_inline(table.title)} ({_inline(table.workload)}){params}{machine}", _grid(table)]
     remarks = [f"- {_inline(row)}: {_inline(what)}" for row, what in table.remarks()]
     unsettled = [
         f"- not settled: {_inline(a.key.row)} and {_inline(b.key.row)} (their intervals overlap)"

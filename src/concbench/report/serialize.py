@@ -46,6 +46,7 @@ def cell_record(table: Table, cell: CellResult) -> dict:
     return {
         **_key(cell.key),
         "row": cell.key.row,
+        "machine": cell.trials[0].machine,
         "baseline": cell is table.baseline,
         "figure": "rate" if table.rate_format else "real",
         "real_s": _summary(cell.real),
