@@ -1,7 +1,8 @@
 """The HTML report: one self-contained page (inline CSS and SVG; no script,
 nothing fetched): the run and its environment, the diagnosis, an overview of
 ratios, the scaling of its sweeps, a table and two charts per workload and
-parameter set, and the failed trials.
+parameter set, and the failed trials. Also the page of machines side by
+side (report --machines): a heatmap of their ratios per table.
 
 Every text that came from a runtime or a user (names, parameters, stderr,
 details, the environment) goes through _e. The markup is also well-formed
@@ -29,6 +30,7 @@ from .figures import (
     units_range,
     verified_text,
 )
+from .machines import READING, MachinesReport, SideBySide
 from .stability import Stability
 
 
@@ -48,11 +50,15 @@ def render(report: RunReport) -> str:
         "How to read": _reading(),
     }
     shown = {name: section for name, section in sections.items() if section}
-    body = [_header(report, list(shown)), *shown.values()]
+    return _page(f"concbench run {report.run.id}", [_header(report, list(shown)), *shown.values()])
+
+
+def _page(title: str, body: list[str]) -> str:
+    """A self-contained page: its style inline, nothing fetched."""
     return (
         f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8"/>\n'
         f'<meta name="viewport" content="width=device-width, initial-scale=1"/>\n'
-        f"<title>concbench run {report.run.id}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"<title>{_e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
@@ -173,32 +179,47 @@ def _overview(tables: list[Table]) -> str:
     shown = [t for t in tables if t.rows]
     if not shown:
         return ""
-    columns, groups = _by_runtime(list(dict.fromkeys(r.key.row for t in shown for r in t.rows)))
     rows = [(t.label + (" [ops/s]" if t.rate_format else ""), "#" + _anchor(t)) for t in shown]
+    cells = [{cell.key.row: _heat(table, cell) for cell in table.rows} for table in shown]
+    heatmaps = _heatmaps(rows, cells, "ratio of every cell to its table's baseline")
+    return _section(
+        "Overview",
+        "Overview: ratio to the baseline",
+        f'<figure class="heatmap-figure">{heatmaps}'
+        "<figcaption>Each cell: the median of a mechanism (column) divided by the median of "
+        "its table's baseline (outlined, x1.00), for every table (row; click it for its details). "
+        f"{HEAT_COLOURS} (n/a or unavailable). Past {OVERVIEW_COLUMNS} mechanisms the columns wrap, "
+        "whole runtimes at a time.</figcaption></figure>",
+    )
+
+
+# How to read a heatmap's cells, in the caption of every one.
+HEAT_COLOURS = (
+    "For time tables a ratio below 1 is faster; for rate tables, marked [ops/s], a ratio "
+    "above 1 is. The colour says which, whatever the kind of table: blue is better than the "
+    "baseline, red worse, on a log scale (full colour at 100 times); grey: no verified trial; "
+    "blank: the mechanism did not run there"
+)
+
+
+def _heatmaps(rows: list[tuple[str, str]], cells: list[dict[str, charts.Heat]], label: str, legend: bool = True) -> str:
+    """Heatmaps of rows (label, link) by mechanisms, each row's cells by
+    mechanism: past OVERVIEW_COLUMNS mechanisms they wrap into further
+    heatmaps, whole runtimes at a time, the legend (if asked) under the last."""
+    columns, groups = _by_runtime(list(dict.fromkeys(row for row_cells in cells for row in row_cells)))
     parts, heatmaps, first = _wrapped(groups, OVERVIEW_COLUMNS), [], 0
     for n, part in enumerate(parts):
         part_columns = columns[first : first + sum(count for _, count in part)]
         first += len(part_columns)
-        cells = {
-            (i, part_columns.index(cell.key.row)): _heat(table, cell)
-            for i, table in enumerate(shown)
-            for cell in table.rows
-            if cell.key.row in part_columns
+        found = {
+            (i, part_columns.index(column)): heat
+            for i, row_cells in enumerate(cells)
+            for column, heat in row_cells.items()
+            if column in part_columns
         }
-        label = "ratio of every cell to its table's baseline: " + ", ".join(name for name, _ in part)
-        heatmaps.append(charts.heatmap(rows, part_columns, cells, label, part, legend=n == len(parts) - 1))
-    return _section(
-        "Overview",
-        "Overview: ratio to the baseline",
-        f'<figure class="heatmap-figure">{"".join(heatmaps)}'
-        "<figcaption>Each cell: the median of a mechanism (column) divided by the median of "
-        "its table's baseline (outlined, x1.00), for every table (row; click it for its details). "
-        "For time tables a ratio below 1 is faster; for rate tables, marked [ops/s], a ratio "
-        "above 1 is. The colour says which, whatever the kind of table: blue is better than the "
-        "baseline, red worse, on a log scale (full colour at 100 times); grey: no verified trial; "
-        "blank: the mechanism did not run there (n/a or unavailable). Past "
-        f"{OVERVIEW_COLUMNS} mechanisms the columns wrap, whole runtimes at a time.</figcaption></figure>",
-    )
+        named = f"{label}: " + ", ".join(name for name, _ in part)
+        heatmaps.append(charts.heatmap(rows, part_columns, found, named, part, legend=legend and n == len(parts) - 1))
+    return "".join(heatmaps)
 
 
 def _wrapped(groups: list[tuple[str, int]], most: int) -> list[list[tuple[str, int]]]:
@@ -240,6 +261,46 @@ def _heat(table: Table, cell: CellResult) -> charts.Heat:
         ratio_text(ratio),
         f"{where}: {ratio_text(ratio)}, {how} {table.baseline.key.row}",
         reference=cell is table.baseline,
+    )
+
+
+# Machines side by side (concbench report --machines): a heatmap per table
+
+
+def render_machines(found: MachinesReport) -> str:
+    header = (
+        '<header id="machines">\n<h1>concbench <span class="run">machines side by side</span></h1>\n'
+        f'<div class="about">{_facts("Machines", [(m.name, m.summary()) for m in found.machines])}</div>\n</header>'
+    )
+    names = [m.name for m in found.machines]
+    return _page(
+        "concbench machines",
+        [
+            header,
+            _section(
+                "Ratios",
+                "Ratios to each machine's own baseline",
+                f"<p>{_e(READING)} {HEAT_COLOURS} on that machine (n/a, unavailable, or not in its run).</p>",
+                *(_side_by_side(side, names, side is found.tables[-1]) for side in found.tables),
+            ),
+        ],
+    )
+
+
+def _side_by_side(side: SideBySide, machines: list[str], legend: bool) -> str:
+    """A table's heatmap of machines by mechanisms: every machine a row, blank where it lacks the table;
+    the colours' legend under the last table's."""
+    table = side.first
+    rows = [(name, "#machines") for name in machines]
+    cells = [
+        {cell.key.row: _heat(mine, cell) for cell in mine.rows} if (mine := side.tables.get(name)) else {}
+        for name in machines
+    ]
+    label = f"{table.workload} {table.params_text}".strip() + ": each machine's ratios to its own baseline"
+    rate = ' <span class="params">[ops/s]</span>' if table.rate_format else ""
+    return (
+        f'<figure class="heatmap-figure"><h3>{_title(table)}{rate}</h3>{_heatmaps(rows, cells, label, legend)}'
+        f"<figcaption>{_e(side.baselines())} (outlined).</figcaption></figure>"
     )
 
 
@@ -373,16 +434,20 @@ def _results(tables: list[Table]) -> str:
 
 
 def _table_section(table: Table) -> str:
-    heading = (
-        f'<h3>{_e(table.title)} <span class="workload">({_e(table.workload)})</span> '
-        f'<span class="params">{_e(table.params_text)}</span>{_machine(table)}</h3>'
-    )
+    heading = f"<h3>{_title(table)}{_machine(table)}</h3>"
     return (
         f'<section class="result" id="{_e(_anchor(table))}">\n{heading}\n'
         + "\n".join(
             p for p in (_rows_table(table), _remarks(table), _unsettled(table), _charts(table), _skipped(table)) if p
         )
         + "\n</section>"
+    )
+
+
+def _title(table: Table) -> str:
+    return (
+        f'{_e(table.title)} <span class="workload">({_e(table.workload)})</span> '
+        f'<span class="params">{_e(table.params_text)}</span>'
     )
 
 
