@@ -20,6 +20,7 @@ from .progress import ProgressDisplay, schedule_lines
 from .protocol import Status
 from .records import Machine
 from .report import comparison, document, export, figures, html, markdown, serialize, terminal
+from .report import machines as machines_view
 from .report.figures import duration_text
 from .report.history import histories
 from .runner import execute
@@ -646,8 +647,11 @@ def _existing(db: str | None) -> Store:
 REPORT_FORMATS = {"html": html.render, "md": markdown.render, "csv": export.csv_text, "json": export.json_text}
 
 
+MACHINES_FORMATS = {"html": html.render_machines, "md": markdown.render_machines}
+
+
 @cli.command()
-@click.argument("run_id", type=int, required=False, metavar="[RUN]")
+@click.argument("run_ids", type=int, nargs=-1, metavar="[RUN]...")
 @click.option(
     "--format",
     "format_",
@@ -658,28 +662,57 @@ REPORT_FORMATS = {"html": html.render, "md": markdown.render, "csv": export.csv_
     "styles; csv, json: every trial and run (schema in docs/formats.md).",
 )
 @click.option(
+    "--machines",
+    is_flag=True,
+    help="Set machines side by side: per table, each machine's ratios to its own baseline, from the "
+    "latest run of each machine (or of each among the RUNs given); html or md.",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Where to write it. Default: results/run-RUN.html beside the database for "
-    "html, standard output for the others.",
+    help="Where to write it. Default: results/run-RUN.html (results/machines.html with --machines) "
+    "beside the database for html, standard output for the others.",
 )
 @WORKLOAD_OPTION
 @RUNTIME_OPTION
 @MECHANISM_OPTION
 @DB_OPTION
 @suite_options
-def report(run_id, format_, output, workload, runtime, mechanism, db):
+def report(run_ids, format_, machines, output, workload, runtime, mechanism, db):
     """Write a report of a stored run (the latest by default), or of the part
-    of it that -w, -r and -m name."""
+    of it that -w, -r and -m name; with --machines, of the machines'
+    latest runs side by side."""
     store = _existing(db)
-    found = document.build(store, run_id, CellFilter(workload, runtime, mechanism))
-    text = REPORT_FORMATS[format_](found)
+    made = _machines_report if machines else _run_report
+    text, what, default = made(store, run_ids, format_, CellFilter(workload, runtime, mechanism))
     if output is None and format_ == "html":
-        output = store.folder / f"run-{found.run.id}.html"
+        output = store.folder / default
     if output is None:
         click.echo(text, nl=False)
         return 0
+    _write(output, text)
+    console.print(printable(f"{what}: {output}"))
+    return 0
+
+
+def _run_report(store: Store, run_ids: tuple[int, ...], format_: str, wanted: CellFilter) -> tuple[str, str, str]:
+    """A run's report in a format, what it is and the name of its HTML file."""
+    if len(run_ids) > 1:
+        raise UserError("report takes one RUN; several go with --machines")
+    found = document.build(store, run_ids[0] if run_ids else None, wanted)
+    return REPORT_FORMATS[format_](found), f"report of run {found.run.id}", f"run-{found.run.id}.html"
+
+
+def _machines_report(store: Store, run_ids: tuple[int, ...], format_: str, wanted: CellFilter) -> tuple[str, str, str]:
+    """The machines side by side in a format, what it is and the name of its HTML file."""
+    if format_ not in MACHINES_FORMATS:
+        raise UserError(f"report --machines writes html or md, not {format_}")
+    found = machines_view.build(store, run_ids, wanted)
+    return MACHINES_FORMATS[format_](found), "machines side by side", "machines.html"
+
+
+def _write(output: Path, text: str) -> None:
     partial = output.with_name(output.name + ".partial")  # a full disk must not leave half a report
     try:
         partial.write_text(text)
@@ -688,8 +721,6 @@ def report(run_id, format_, output, workload, runtime, mechanism, db):
         with contextlib.suppress(OSError):
             partial.unlink()
         raise UserError(f"cannot write {output}: {e.strerror or e}") from None
-    console.print(printable(f"report of run {found.run.id}: {output}"))
-    return 0
 
 
 @cli.command()

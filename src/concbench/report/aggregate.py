@@ -158,6 +158,19 @@ class Table:
     notes: tuple[Note, ...] = ()
     floors: tuple[tuple[str, int | None], ...] = ()  # (runtime, kB) of the rows' kits doing nothing
     target: float | None = None  # an adaptive run's: the spread of a median it gave trials to narrow
+    # The machine whose trials the table holds, where a run's came from several
+    # (tables(by_machine=True)); None where they came from one, which goes unsaid.
+    machine: str | None = None
+
+    @property
+    def machine_text(self) -> str:
+        """'on NAME' for a table of one of several machines; '' otherwise."""
+        return "" if self.machine is None else f"on {machine_name(self.machine)}"
+
+    @property
+    def label(self) -> str:
+        """The table in a line: 'triangle n=100', 'triangle n=100 on alpha'."""
+        return " ".join(part for part in (self.workload, self.params_text, self.machine_text) if part)
 
     @property
     def params(self) -> dict[str, int | float | str]:
@@ -282,6 +295,11 @@ def _times(repeats: tuple[int, ...]) -> str:
     return " or ".join(f"{n:,} times" for n in repeats)
 
 
+def machine_name(name: str) -> str:
+    """A machine as the reports name it: trials stored before machines were recorded have no name."""
+    return name or "an unrecorded machine"
+
+
 def _overlap(a: Summary, b: Summary) -> bool:
     (a_low, a_high), (b_low, b_high) = a.bounds, b.bounds
     return a_low <= b_high and b_low <= a_high
@@ -294,20 +312,28 @@ def tables(
     notes: list[Note] | None = None,
     floors: dict[str, int | None] | None = None,
     target: float | None = None,
+    by_machine: bool = False,
 ) -> list[Table]:
-    """Tables in the order their trials were planned; the baseline row first."""
-    cells: dict[CellKey, list[TrialRecord]] = {}
+    """Tables in the order their trials were planned; the baseline row first.
+    by_machine: where the trials come from several machines, a table per
+    machine, each machine's tables after each other: a figure (and a ratio)
+    of one machine's trials, never of a mix."""
+    split = by_machine and len({t.machine for t in trials}) > 1
+    cells: dict[tuple[CellKey, str | None], list[TrialRecord]] = {}
     for t in trials:
-        cells.setdefault(t.cell, []).append(t)
-    groups: dict[tuple[str, str], list[CellResult]] = {}
-    for key, cell_trials in cells.items():
-        groups.setdefault((key.workload, key.params_text), []).append(CellResult(key, tuple(cell_trials)))
-    ran = list(dict.fromkeys(workload for workload, _ in groups))  # in plan order
+        cells.setdefault((t.cell, t.machine if split else None), []).append(t)
+    groups: dict[tuple[str, str, str | None], list[CellResult]] = {}
+    for (key, machine), cell_trials in cells.items():
+        groups.setdefault((key.workload, key.params_text, machine), []).append(CellResult(key, tuple(cell_trials)))
+    ran = list(dict.fromkeys(workload for workload, _, _ in groups))  # in plan order
     for s in skipped:  # a parameter set of a workload that ran elsewhere shows why it did not
-        if s.workload in ran and s.params:
-            groups.setdefault((s.workload, s.params), [])
+        if s.workload in ran and s.params and not any(group[:2] == (s.workload, s.params) for group in groups):
+            groups[s.workload, s.params, None] = []
+    sets = list(dict.fromkeys((workload, params) for workload, params, _ in groups))
     result = []
-    for (workload, params), rows in sorted(groups.items(), key=lambda item: ran.index(item[0][0])):
+    for (workload, params, machine), rows in sorted(
+        groups.items(), key=lambda item: (ran.index(item[0][0]), sets.index(item[0][:2]), item[0][2] or "")
+    ):
         spec = specs.get(workload)
         baseline = next((r for r in rows if spec and r.key.row == spec.baseline), None)
         if baseline is None:  # not in this run: compare with the first row that has figures
@@ -335,6 +361,7 @@ def tables(
                 tuple(n for n in notes or () if n.workload == workload and n.row in row_names),
                 tuple((r, floors[r]) for r in runtimes if r in (floors or {})),
                 target,
+                machine,
             )
         )
     return result
@@ -352,10 +379,15 @@ class Sweep:
     tables: tuple[Table, ...]  # ordered by the value of param
     values: tuple[int | float, ...]  # param's value in each table
 
+    @property
+    def machine_text(self) -> str:
+        return self.tables[0].machine_text
+
 
 def sweeps(tables: list[Table]) -> list[Sweep]:
     """Every sweep among the tables, per workload and numeric parameter, in
-    plan order. A table of a grid of two parameters is in a sweep of each."""
+    plan order. A table of a grid of two parameters is in a sweep of each;
+    tables of several machines make a sweep per machine."""
     found = []
     for workload in dict.fromkeys(t.workload for t in tables):
         ran = [t for t in tables if t.workload == workload and t.rows]  # no rows: nothing to plot
@@ -365,8 +397,9 @@ def sweeps(tables: list[Table]) -> list[Sweep]:
         for param in numeric:
             lines: dict[tuple, list[Table]] = {}
             for t in ran:
-                lines.setdefault(tuple((k, v) for k, v in t.params.items() if k != param), []).append(t)
-            for fixed, line in lines.items():
+                fixed = tuple((k, v) for k, v in t.params.items() if k != param)
+                lines.setdefault((t.machine, fixed), []).append(t)
+            for (_, fixed), line in lines.items():
                 if len(line) > 1:
                     line.sort(key=lambda t: t.params[param])
                     found.append(

@@ -96,7 +96,7 @@ def diagnose(tables: list[Table]) -> Diagnosis | None:
 
 def _paragraph(finding: Finding) -> str:
     table, base = finding.table, finding.base
-    where = f"{table.work} ({table.workload} {table.params_text})"
+    where = f"{table.work} ({table.label})"
     if finding.winners == (base,):
         others = ", ".join(f"{r.key.row} {ratio_text(finding.ratio(r))}" for r in finding.ranked if r is not base)
         level = [r.key.row for r in finding.ranked[1:] if not _beats(base, r)]

@@ -53,8 +53,10 @@ def build(store: Store, run_id: int | None = None, wanted: CellFilter = CellFilt
         shown = {t.cell.row.partition("/")[0] for t in trials}
         floors = {row: kb for row, kb in floors.items() if row in shown}
     specs = load_specs()
-    tables = aggregate.tables(trials, skipped, specs, notes, floors, _target(run))
+    tables = aggregate.tables(trials, skipped, specs, notes, floors, _target(run), by_machine=True)
     described = environment.describe(run.environment, [t.runtime_info for t in trials])
+    if machines := _machines(trials):
+        described.append(("machines", f"{machines} ran the trials, each table one machine's"))
     if floors:
         described.append(("memory floor", f"{_floors(floors)} (each kit doing nothing, carried by all its rows)"))
     first = stability.repeated_run(run.request)
@@ -64,6 +66,12 @@ def build(store: Store, run_id: int | None = None, wanted: CellFilter = CellFilt
     else:
         checked = None
     return RunReport(run, tables, diagnosis.diagnose(tables), described, trials, checked)
+
+
+def _machines(trials: list[TrialRecord]) -> str:
+    """The machines that ran a run's trials, named, where there were several; '' for one."""
+    names = sorted({t.machine for t in trials})
+    return ", ".join(map(aggregate.machine_name, names)) if len(names) > 1 else ""
 
 
 def _skipped_key(skipped) -> CellKey:

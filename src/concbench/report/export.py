@@ -41,6 +41,8 @@ TRIAL_COLUMNS = (
     "memory_method",
     "tree_rss_kb",
     "runtime_info",
+    "machine",
+    "machine_id",
 )
 # A sample's columns: the names of its JSON record, where it is a "run".
 SAMPLE_COLUMNS = (

@@ -1,7 +1,8 @@
 """The HTML report: one self-contained page (inline CSS and SVG; no script,
 nothing fetched): the run and its environment, the diagnosis, an overview of
 ratios, the scaling of its sweeps, a table and two charts per workload and
-parameter set, and the failed trials.
+parameter set, and the failed trials. Also the page of machines side by
+side (report --machines): a heatmap of their ratios per table.
 
 Every text that came from a runtime or a user (names, parameters, stderr,
 details, the environment) goes through _e. The markup is also well-formed
@@ -29,6 +30,7 @@ from .figures import (
     units_range,
     verified_text,
 )
+from .machines import READING, MachinesReport, SideBySide
 from .stability import Stability
 
 
@@ -48,11 +50,15 @@ def render(report: RunReport) -> str:
         "How to read": _reading(),
     }
     shown = {name: section for name, section in sections.items() if section}
-    body = [_header(report, list(shown)), *shown.values()]
+    return _page(f"concbench run {report.run.id}", [_header(report, list(shown)), *shown.values()])
+
+
+def _page(title: str, body: list[str]) -> str:
+    """A self-contained page: its style inline, nothing fetched."""
     return (
         f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8"/>\n'
         f'<meta name="viewport" content="width=device-width, initial-scale=1"/>\n'
-        f"<title>concbench run {report.run.id}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"<title>{_e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
@@ -73,11 +79,7 @@ def _styles(rows: list[str]) -> dict[str, tuple[int, int]]:
 
 
 def _anchor(table: Table) -> str:
-    return "t-" + _slug(f"{table.workload} {table.params_text}")
-
-
-def _table_label(table: Table) -> str:
-    return f"{table.workload} {table.params_text}".strip()
+    return "t-" + _slug(table.label)
 
 
 def _what(table: Table) -> tuple[Callable[[float], str], str, str]:
@@ -177,32 +179,47 @@ def _overview(tables: list[Table]) -> str:
     shown = [t for t in tables if t.rows]
     if not shown:
         return ""
-    columns, groups = _by_runtime(list(dict.fromkeys(r.key.row for t in shown for r in t.rows)))
-    rows = [(_table_label(t) + (" [ops/s]" if t.rate_format else ""), "#" + _anchor(t)) for t in shown]
+    rows = [(t.label + (" [ops/s]" if t.rate_format else ""), "#" + _anchor(t)) for t in shown]
+    cells = [{cell.key.row: _heat(table, cell) for cell in table.rows} for table in shown]
+    heatmaps = _heatmaps(rows, cells, "ratio of every cell to its table's baseline")
+    return _section(
+        "Overview",
+        "Overview: ratio to the baseline",
+        f'<figure class="heatmap-figure">{heatmaps}'
+        "<figcaption>Each cell: the median of a mechanism (column) divided by the median of "
+        "its table's baseline (outlined, x1.00), for every table (row; click it for its details). "
+        f"{HEAT_COLOURS} (n/a or unavailable). Past {OVERVIEW_COLUMNS} mechanisms the columns wrap, "
+        "whole runtimes at a time.</figcaption></figure>",
+    )
+
+
+# How to read a heatmap's cells, in the caption of every one.
+HEAT_COLOURS = (
+    "For time tables a ratio below 1 is faster; for rate tables, marked [ops/s], a ratio "
+    "above 1 is. The colour says which, whatever the kind of table: blue is better than the "
+    "baseline, red worse, on a log scale (full colour at 100 times); grey: no verified trial; "
+    "blank: the mechanism did not run there"
+)
+
+
+def _heatmaps(rows: list[tuple[str, str]], cells: list[dict[str, charts.Heat]], label: str, legend: bool = True) -> str:
+    """Heatmaps of rows (label, link) by mechanisms, each row's cells by
+    mechanism: past OVERVIEW_COLUMNS mechanisms they wrap into further
+    heatmaps, whole runtimes at a time, the legend (if asked) under the last."""
+    columns, groups = _by_runtime(list(dict.fromkeys(row for row_cells in cells for row in row_cells)))
     parts, heatmaps, first = _wrapped(groups, OVERVIEW_COLUMNS), [], 0
     for n, part in enumerate(parts):
         part_columns = columns[first : first + sum(count for _, count in part)]
         first += len(part_columns)
-        cells = {
-            (i, part_columns.index(cell.key.row)): _heat(table, cell)
-            for i, table in enumerate(shown)
-            for cell in table.rows
-            if cell.key.row in part_columns
+        found = {
+            (i, part_columns.index(column)): heat
+            for i, row_cells in enumerate(cells)
+            for column, heat in row_cells.items()
+            if column in part_columns
         }
-        label = "ratio of every cell to its table's baseline: " + ", ".join(name for name, _ in part)
-        heatmaps.append(charts.heatmap(rows, part_columns, cells, label, part, legend=n == len(parts) - 1))
-    return _section(
-        "Overview",
-        "Overview: ratio to the baseline",
-        f'<figure class="heatmap-figure">{"".join(heatmaps)}'
-        "<figcaption>Each cell: the median of a mechanism (column) divided by the median of "
-        "its table's baseline (outlined, x1.00), for every table (row; click it for its details). "
-        "For time tables a ratio below 1 is faster; for rate tables, marked [ops/s], a ratio "
-        "above 1 is. The colour says which, whatever the kind of table: blue is better than the "
-        "baseline, red worse, on a log scale (full colour at 100 times); grey: no verified trial; "
-        "blank: the mechanism did not run there (n/a or unavailable). Past "
-        f"{OVERVIEW_COLUMNS} mechanisms the columns wrap, whole runtimes at a time.</figcaption></figure>",
-    )
+        named = f"{label}: " + ", ".join(name for name, _ in part)
+        heatmaps.append(charts.heatmap(rows, part_columns, found, named, part, legend=legend and n == len(parts) - 1))
+    return "".join(heatmaps)
 
 
 def _wrapped(groups: list[tuple[str, int]], most: int) -> list[list[tuple[str, int]]]:
@@ -227,7 +244,7 @@ def _by_runtime(rows: list[str]) -> tuple[list[str], list[tuple[str, int]]]:
 
 
 def _heat(table: Table, cell: CellResult) -> charts.Heat:
-    where = f"{cell.key.row} on {_table_label(table)}"
+    where = f"{cell.key.row} on {table.label}"
     if table.figure(cell) is None:
         return charts.Heat(None, "failed", f"{where}: no verified trial")
     ratio = table.ratio(cell)
@@ -244,6 +261,46 @@ def _heat(table: Table, cell: CellResult) -> charts.Heat:
         ratio_text(ratio),
         f"{where}: {ratio_text(ratio)}, {how} {table.baseline.key.row}",
         reference=cell is table.baseline,
+    )
+
+
+# Machines side by side (concbench report --machines): a heatmap per table
+
+
+def render_machines(found: MachinesReport) -> str:
+    header = (
+        '<header id="machines">\n<h1>concbench <span class="run">machines side by side</span></h1>\n'
+        f'<div class="about">{_facts("Machines", [(m.name, m.summary()) for m in found.machines])}</div>\n</header>'
+    )
+    names = [m.name for m in found.machines]
+    return _page(
+        "concbench machines",
+        [
+            header,
+            _section(
+                "Ratios",
+                "Ratios to each machine's own baseline",
+                f"<p>{_e(READING)} {HEAT_COLOURS} on that machine (n/a, unavailable, or not in its run).</p>",
+                *(_side_by_side(side, names, side is found.tables[-1]) for side in found.tables),
+            ),
+        ],
+    )
+
+
+def _side_by_side(side: SideBySide, machines: list[str], legend: bool) -> str:
+    """A table's heatmap of machines by mechanisms: every machine a row, blank where it lacks the table;
+    the colours' legend under the last table's."""
+    table = side.first
+    rows = [(name, "#machines") for name in machines]
+    cells = [
+        {cell.key.row: _heat(mine, cell) for cell in mine.rows} if (mine := side.tables.get(name)) else {}
+        for name in machines
+    ]
+    label = f"{table.workload} {table.params_text}".strip() + ": each machine's ratios to its own baseline"
+    rate = ' <span class="params">[ops/s]</span>' if table.rate_format else ""
+    return (
+        f'<figure class="heatmap-figure"><h3>{_title(table)}{rate}</h3>{_heatmaps(rows, cells, label, legend)}'
+        f"<figcaption>{_e(side.baselines())} (outlined).</figcaption></figure>"
     )
 
 
@@ -312,7 +369,7 @@ def _sweep_chart(
         text,
         sweep.param,
         f"median {what}",
-        f"{sweep.title}: median {what} over {sweep.param}",
+        f"{sweep.title}: median {what} over {sweep.param}" + _on(sweep.machine_text),
         log_x,
         log_y,
     )
@@ -321,6 +378,7 @@ def _sweep_chart(
     caption = (
         f"<strong>{_e(sweep.title)}</strong> ({_e(sweep.workload)}"
         + (f", {_e(sweep.fixed)}" if sweep.fixed else "")
+        + (f", {_e(sweep.machine_text)}" if sweep.machine_text else "")
         + f"): median {what} over {_e(sweep.param)}, "
         f"one line per mechanism; {better}. {_whiskers(summaries)}"
         + (f" Log scale on {' and '.join(scales)}." if scales else "")
@@ -368,17 +426,15 @@ def _whiskers(summaries: list[Summary]) -> str:
 
 def _results(tables: list[Table]) -> str:
     index = "".join(
-        f'<li><a href="#{_e(_anchor(t))}">{_e(t.title)} <span class="params">{_e(t.params_text)}</span></a></li>'
+        f'<li><a href="#{_e(_anchor(t))}">{_e(t.title)} <span class="params">{_e(t.params_text)}</span>'
+        f"{_machine(t)}</a></li>"
         for t in tables
     )
     return _section("Results", "Results", f'<ol class="index">{index}</ol>', *map(_table_section, tables))
 
 
 def _table_section(table: Table) -> str:
-    heading = (
-        f'<h3>{_e(table.title)} <span class="workload">({_e(table.workload)})</span> '
-        f'<span class="params">{_e(table.params_text)}</span></h3>'
-    )
+    heading = f"<h3>{_title(table)}{_machine(table)}</h3>"
     return (
         f'<section class="result" id="{_e(_anchor(table))}">\n{heading}\n'
         + "\n".join(
@@ -386,6 +442,27 @@ def _table_section(table: Table) -> str:
         )
         + "\n</section>"
     )
+
+
+def _title(table: Table) -> str:
+    return (
+        f'{_e(table.title)} <span class="workload">({_e(table.workload)})</span> '
+        f'<span class="params">{_e(table.params_text)}</span>'
+    )
+
+
+def _machine(table: Table) -> str:
+    """Which machine's trials a table holds, where a run's came from several."""
+    return f' <span class="machine">{_e(table.machine_text)}</span>' if table.machine_text else ""
+
+
+def _titled(table: Table) -> str:
+    """A chart's label: the table's title, its parameters and its machine."""
+    return f"{table.title} {table.params_text}" + _on(table.machine_text)
+
+
+def _on(machine_text: str) -> str:
+    return f" {machine_text}" if machine_text else ""
 
 
 def _columns(table: Table) -> list[tuple[str, str, Callable[[CellResult], str]]]:
@@ -583,7 +660,7 @@ def _time_chart(table: Table, rows: list[CellResult]) -> str:
         for r, s in zip(rows, summaries)
     ]
     name = f"overhead: {what} minus the {seconds_text(shift)} every unit slept" if shift else f"median {what}"
-    chart = charts.bar_chart(bars, text, f"{table.title} {table.params_text}: {name}", _group_starts(rows))
+    chart = charts.bar_chart(bars, text, f"{_titled(table)}: {name}", _group_starts(rows))
     return (
         f'<figure class="time">{chart}<figcaption><strong>{_e(name[0].upper() + name[1:])}</strong>, '
         f"{better}. {_whiskers(summaries)}</figcaption></figure>"
@@ -607,9 +684,7 @@ def _memory_chart(table: Table, rows: list[CellResult]) -> str:
         )
         for r in rows
     ]
-    chart = charts.bar_chart(
-        bars, lambda mb: f"{mb:g} MB", f"{table.title} {table.params_text}: peak memory", _group_starts(rows)
-    )
+    chart = charts.bar_chart(bars, lambda mb: f"{mb:g} MB", f"{_titled(table)}: peak memory", _group_starts(rows))
     tree = (
         " * the whole process tree (the parent's peak and each child's private memory)."
         if any(r.memory_is_tree for r in rows)
@@ -669,6 +744,7 @@ h1 .run { color: var(--muted); font-weight: 400; }
 h2 { font-size: 20px; margin: 44px 0 12px; padding-bottom: 4px; border-bottom: 2px solid var(--ink); }
 h3 { font-size: 16px; margin: 0 0 8px; }
 h3 .workload, .params { color: var(--muted); font-weight: 400; }
+.machine { color: var(--accent); font-weight: 600; }   /* a table of one of a run's machines */
 .params, .mech, pre, .index { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace;
                                font-size: 12.5px; }
 nav { margin-top: 14px; font-size: 13px; }

@@ -1,7 +1,8 @@
 """Markdown for a README: a table per workload and parameter set in its
 seed's columns (Ruby's Benchmark: user, system, total, real; Concurrently's
 executions in seconds; benchmark-ips' i/s (± cv) count in time), then the
-diagnosis, the environment and the run that produced it.
+diagnosis, the environment and the run that produced it. Also the machines
+side by side (report --machines): a table of ratios per workload and parameter set.
 
 Text from a run (names, titles, parameters, reasons, versions, the diagnosis)
 goes through _inline or _cell, which escape HTML, since Markdown passes tags
@@ -28,6 +29,7 @@ from .figures import (
     trials_text,
     units_text,
 )
+from .machines import READING, MachinesReport, SideBySide
 from .terminal import failure_lines
 
 
@@ -57,8 +59,8 @@ def _table(table: Table) -> list[str]:
     """The heading, the table, then what the terminal prints under it: the
     rows whose order this run cannot settle, and each failure with its stderr
     (its control characters escaped by failure_lines: a `cat` of the file must not run them)."""
-    params = f": {_inline(table.params_text)}" if table.params_text else ""
-    parts = [f"### {_inline(table.title)} ({_inline(table.workload)}){params}", _grid(table)]
+    machine = f", {_inline(table.machine_text)}" if table.machine_text else ""
+    parts = [_heading(table) + machine, _grid(table)]
     remarks = [f"- {_inline(row)}: {_inline(what)}" for row, what in table.remarks()]
     unsettled = [
         f"- not settled: {_inline(a.key.row)} and {_inline(b.key.row)} (their intervals overlap)"
@@ -70,6 +72,11 @@ def _table(table: Table) -> list[str]:
     if failures:
         parts.append(_code(dedent("\n".join(failures))))
     return parts
+
+
+def _heading(table: Table) -> str:
+    params = f": {_inline(table.params_text)}" if table.params_text else ""
+    return f"### {_inline(table.title)} ({_inline(table.workload)}){params}"
 
 
 def _grid(table: Table) -> str:
@@ -117,6 +124,35 @@ def _tail(table: Table, cell: CellResult, layout: SeedFormat) -> list[str]:
         *(share_text(shares.get(name)) for name in table.evidence_names),
         trials_text(cell) + (f" **{_cell(marks)}**" if marks else ""),
     ]
+
+
+def render_machines(found: MachinesReport) -> str:
+    """Per table, its ratios with a row per machine and a column per mechanism."""
+    machines = [m.name for m in found.machines]
+    parts = [
+        "## concbench machines side by side",
+        f"{_inline(READING)} For time tables a ratio below 1 is faster; for rate tables, marked [ops/s], "
+        "above 1 is. n/a: the machine did not run the mechanism there; failed: no verified trial.",
+        "\n".join(f"- {_inline(m.name)}: {_inline(m.summary())}" for m in found.machines),
+    ]
+    for side in found.tables:
+        columns = side.columns
+        rows = [_row(["machine", *map(_cell, columns)]), _row([":---"] + ["---:"] * len(columns))]
+        rows += [_row([_cell(name), *(_ratio_cell(side, name, row) for row in columns)]) for name in machines]
+        rate = " [ops/s]" if side.first.rate_format else ""
+        parts += [_heading(side.first) + rate, "\n".join(rows), _inline(side.baselines()) + "."]
+    return "\n\n".join(parts) + "\n"
+
+
+def _ratio_cell(side: SideBySide, machine: str, row: str) -> str:
+    """A machine's ratio of a row to its own baseline."""
+    cell, table = side.cell(machine, row), side.tables.get(machine)
+    if cell is None:
+        return "n/a"
+    if table.figure(cell) is None:
+        return "failed"
+    ratio = table.ratio(cell)
+    return ratio_text(ratio) if ratio is not None else "-"
 
 
 def _memory(cell: CellResult) -> str:

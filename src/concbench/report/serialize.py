@@ -15,6 +15,8 @@ def trial_record(run: RunInfo, t: TrialRecord) -> dict:
         "run": run.id,
         **_key(t.cell),
         "trial": t.trial,
+        "machine": t.machine,
+        "machine_id": t.machine_id,
         "status": str(t.status),
         "detail": t.detail,
         "expected": t.expected,
@@ -44,6 +46,7 @@ def cell_record(table: Table, cell: CellResult) -> dict:
     return {
         **_key(cell.key),
         "row": cell.key.row,
+        "machine": cell.trials[0].machine,
         "baseline": cell is table.baseline,
         "figure": "rate" if table.rate_format else "real",
         "real_s": _summary(cell.real),

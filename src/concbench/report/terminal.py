@@ -48,7 +48,8 @@ def run_header(run: RunInfo, described: list[tuple[str, str]] | None = None) -> 
 
 
 def _heading(table: Table) -> str:
-    return printable(f"{table.title} ({table.workload}): {table.params_text}")
+    machine = f"  {table.machine_text}" if table.machine_text else ""
+    return printable(f"{table.title} ({table.workload}): {table.params_text}{machine}")
 
 
 def render(table: Table) -> list[Text]:

@@ -434,6 +434,17 @@ class Store:
         ]
 
     @_reads
+    def machines(self) -> dict[int, list[str]]:
+        """The names of the machines that ran each run's trials, by run id
+        (several where workers on several machines drained the run)."""
+        found: dict[int, list[str]] = {}
+        for run_id, machine in self.database.fetch(
+            "SELECT DISTINCT run_id, machine FROM trials ORDER BY run_id, machine"
+        ):
+            found.setdefault(run_id, []).append(machine)
+        return found
+
+    @_reads
     def skipped(self, run_id: int) -> list[Skipped]:
         rows = self.database.fetch(
             "SELECT workload, row, kind, reason, params FROM skipped WHERE run_id = ?", (run_id,)

@@ -1,0 +1,128 @@
+"""Machines side by side (`concbench report --machines`): per workload and
+parameter set, each machine's ratios to its own baseline row. A faster
+machine runs the baseline faster too, so a ratio carries from one machine to
+another where an absolute time does not; a ratio is therefore never taken
+across machines, and a cell a machine did not run stays empty there."""
+
+from dataclasses import dataclass
+
+from .. import environment
+from ..errors import UserError
+from ..records import TrialRecord
+from ..selection import CellFilter
+from ..store import RunInfo, Store
+from . import aggregate
+from .aggregate import CellResult, Table
+from .document import load_specs
+
+
+@dataclass(frozen=True)
+class MachineRun:
+    """A machine and the run its figures come from."""
+
+    name: str
+    run: RunInfo
+    environment: dict  # the machine's fingerprint: the run's, or its worker's ({} where none was stored)
+
+    def summary(self) -> str:
+        """'run 3 (2025-01-31): Intel Xeon ..., 8 cores'."""
+        where = f"run {self.run.id} ({self.run.started[:10]})"
+        return f"{where}: {dict(environment.describe(self.environment))['CPU']}" if self.environment else where
+
+
+# How to read the ratios, in every format.
+READING = (
+    "Each cell: the median of a mechanism (column) on a machine (row) divided by the median of that "
+    "machine's own baseline of the table (x1.00), from the machine's trials in the run named for it. "
+    "Ratios carry across machines, absolute times do not: a faster machine runs the baseline faster "
+    "too, so set the machines' ratios side by side, never one machine's time against another's; no "
+    "ratio is taken of another machine's baseline."
+)
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """One workload with one parameter set: each machine's own table of it."""
+
+    tables: dict[str, Table]  # by machine name, in the report's order of machines
+
+    @property
+    def first(self) -> Table:
+        return next(iter(self.tables.values()))
+
+    @property
+    def columns(self) -> list[str]:
+        """The rows (mechanisms) of every machine's table, in the order they first appear."""
+        return list(dict.fromkeys(cell.key.row for table in self.tables.values() for cell in table.rows))
+
+    def baselines(self) -> str:
+        """The row each machine's ratios are to: one name where every machine's is the same."""
+        found = {name: table.baseline.key.row for name, table in self.tables.items() if table.baseline}
+        if len(set(found.values())) == 1:
+            return f"Each machine's baseline: {next(iter(found.values()))}"
+        return "Each machine's baseline: " + "; ".join(f"{name} {row}" for name, row in found.items())
+
+    def cell(self, machine: str, row: str) -> CellResult | None:
+        """The machine's cell of a row; None where the machine did not run it."""
+        table = self.tables.get(machine)
+        return next((cell for cell in table.rows if cell.key.row == row), None) if table else None
+
+
+@dataclass(frozen=True)
+class MachinesReport:
+    machines: tuple[MachineRun, ...]  # by name
+    tables: tuple[SideBySide, ...]
+
+
+def build(store: Store, run_ids: tuple[int, ...] = (), wanted: CellFilter = CellFilter()) -> MachinesReport:
+    """The latest run of each machine among run_ids (every stored run by
+    default), its trials of that machine only, narrowed to the wanted cells."""
+    runs = sorted((store.run(run_id) for run_id in run_ids), key=lambda run: run.id) if run_ids else store.runs()
+    machines = _latest_runs(runs, store.machines())
+    trials = _trials(store, machines)
+    wanted.check({t.cell for t in trials})
+    trials = [t for t in trials if wanted(t.cell)]
+    names = sorted({t.machine for t in trials})
+    if len(names) < 2:
+        raise UserError(_one_machine(names, run_ids, narrowed=wanted != CellFilter()))
+    side_by_side: dict[tuple[str, str], dict[str, Table]] = {}
+    for table in aggregate.tables(trials, [], load_specs(), by_machine=True):
+        side_by_side.setdefault((table.workload, table.params_text), {})[table.machine] = table
+    return MachinesReport(
+        tuple(MachineRun(name, machines[name], _fingerprint(store, machines[name], name)) for name in names),
+        tuple(SideBySide(dict(sorted(tables.items()))) for tables in side_by_side.values()),
+    )
+
+
+def _latest_runs(runs: list[RunInfo], machines: dict[int, list[str]]) -> dict[str, RunInfo]:
+    """Each named machine's latest run: a run drained by several machines'
+    workers counts for each of them."""
+    latest = {}
+    for run in runs:
+        for name in machines.get(run.id, ()):
+            if name:  # trials stored before machines were recorded belong to none
+                latest[name] = run
+    return latest
+
+
+def _trials(store: Store, machines: dict[str, RunInfo]) -> list[TrialRecord]:
+    """Each machine's trials in its run, each run read once."""
+    by_run = {run.id: store.trials(run.id) for run in machines.values()}
+    return [t for name, run in machines.items() for t in by_run[run.id] if t.machine == name]
+
+
+def _fingerprint(store: Store, run: RunInfo, name: str) -> dict:
+    """The machine's fingerprint: the run's own where it made the run, else its worker's."""
+    if run.environment.get("machine") == name:
+        return run.environment
+    return next((found for found in store.workers(run.id).values() if found.get("machine") == name), {})
+
+
+def _one_machine(names: list[str], run_ids: tuple[int, ...], narrowed: bool) -> str:
+    if not run_ids:
+        where = "the database has"
+    else:
+        where = f"run {run_ids[0]} has" if len(run_ids) == 1 else f"runs {', '.join(map(str, sorted(run_ids)))} have"
+    what = "trials of the cells asked for" if narrowed else "trials" if run_ids else "runs"
+    found = f"{what} of one machine, {names[0]}" if names else f"no {what} of a named machine"
+    return f"report --machines sets machines side by side: {where} {found}"
