@@ -52,7 +52,7 @@ def test_each_machine_is_set_against_its_own_baseline(fake_env):
     assert rows[0] == ["machine", "fake/honest", "fake/paced", "fake/hog"]
     assert rows[2:] == [["alpha", "x1.00", "x2.00", "n/a"], ["beta", "x1.00", "x4.00", "x1.00"]]
     assert "Ratios carry across machines, absolute times do not" in written
-    assert "Each machine's baseline: fake/honest." in written
+    assert "Each machine's ratios are to its own fake/honest." in written
     assert "- alpha: run 1 (" in written and "- beta: run 2 (" in written
 
     done = concbench("report", "--machines", env=fake_env)
@@ -68,6 +68,14 @@ def test_each_machine_is_set_against_its_own_baseline(fake_env):
 
     single = concbench("show", "2", env=fake_env).stdout  # one machine's run: as it always was
     assert "Triangle (triangle): n=100\n" in single and "on beta" not in single and "machines " not in single
+
+
+def test_machines_without_the_workloads_baseline_share_another_row_as_theirs(fake_env):
+    paced_run(on(fake_env, "alpha"), 2000)
+    paced_run(on(fake_env, "beta"), 1000, "paced,hog")  # no fake/honest: each machine's own paced is x1.00
+    (rows,) = tables(machines_markdown(fake_env)).values()
+    assert rows[0] == ["machine", "fake/honest", "fake/paced", "fake/hog"]
+    assert rows[2:] == [["alpha", "x0.50", "x1.00", "n/a"], ["beta", "n/a", "x1.00", "x1.00"]]
 
 
 def test_the_latest_run_of_each_machine_or_those_of_the_runs_given(fake_env):

@@ -4,6 +4,7 @@ machine runs the baseline faster too, so a ratio carries from one machine to
 another where an absolute time does not; a ratio is therefore never taken
 across machines, and a cell a machine did not run stays empty there."""
 
+import dataclasses
 from dataclasses import dataclass
 
 from .. import environment
@@ -56,11 +57,11 @@ class SideBySide:
         return list(dict.fromkeys(cell.key.row for table in self.tables.values() for cell in table.rows))
 
     def baselines(self) -> str:
-        """The row each machine's ratios are to: one name where every machine's is the same."""
-        found = {name: table.baseline.key.row for name, table in self.tables.items() if table.baseline}
-        if len(set(found.values())) == 1:
-            return f"Each machine's baseline: {next(iter(found.values()))}"
-        return "Each machine's baseline: " + "; ".join(f"{name} {row}" for name, row in found.items())
+        """The row every machine's ratios are to (_one_baseline)."""
+        found = next((table.baseline.key.row for table in self.tables.values() if table.baseline), None)
+        if found is None:
+            return "No ratios: no mechanism has verified figures on every machine"
+        return f"Each machine's ratios are to its own {found}"
 
     def cell(self, machine: str, row: str) -> CellResult | None:
         """The machine's cell of a row; None where the machine did not run it."""
@@ -90,8 +91,25 @@ def build(store: Store, run_ids: tuple[int, ...] = (), wanted: CellFilter = Cell
         side_by_side.setdefault((table.workload, table.params_text), {})[table.machine] = table
     return MachinesReport(
         tuple(MachineRun(name, machines[name], _fingerprint(store, machines[name], name)) for name in names),
-        tuple(SideBySide(dict(sorted(tables.items()))) for tables in side_by_side.values()),
+        tuple(SideBySide(_one_baseline(dict(sorted(tables.items())))) for tables in side_by_side.values()),
     )
+
+
+def _one_baseline(tables: dict[str, Table]) -> dict[str, Table]:
+    """Every machine's table set against the same row, each machine's own
+    figure of it: the workload's baseline where every machine has figures for
+    it, else the first row they all have. Ratios to different rows would not
+    carry from one machine to another; with no row in common there are none."""
+    have = [{cell.key.row for cell in table.rows if table.figure(cell) is not None} for table in tables.values()]
+    common = set.intersection(*have)
+    first = next(iter(tables.values()))
+    rows = [first.spec.baseline] if first.spec else []
+    rows += [cell.key.row for table in tables.values() for cell in table.rows]
+    chosen = next((row for row in rows if row in common), None)
+    return {
+        name: dataclasses.replace(table, baseline=next((c for c in table.rows if c.key.row == chosen), None))
+        for name, table in tables.items()
+    }
 
 
 def _latest_runs(runs: list[RunInfo], machines: dict[int, list[str]]) -> dict[str, RunInfo]:
