@@ -17,6 +17,7 @@ def set_machine_id(env, run_id, machine_id):
         db.execute(
             "UPDATE runs SET environment = ? WHERE id = ?", (json.dumps({**found, "machine_id": machine_id}), run_id)
         )
+        db.execute("UPDATE trials SET machine_id = ? WHERE run_id = ?", (machine_id, run_id))
 
 
 def stored_environment(env, run_id):
@@ -67,3 +68,19 @@ def test_history_follows_the_latest_runs_machine_unless_asked(fake_env):
     assert "left out 1 run(s) of other machines" in done.stdout
     across = concbench("history", "-m", "paced", "--across-machines", env=fake_env)
     assert len(blocks(across.stdout)["fake/paced"]) == 4 and "step: slower" in across.stdout
+
+
+def test_a_run_drained_on_two_machines_is_not_compared_nor_followed_as_one(fake_env):
+    paced_run(fake_env, 1000)
+    paced_run(fake_env, 1000)
+    with sqlite3.connect(fake_env["CONCBENCH_DB"]) as db:  # as if a worker elsewhere had taken paced's trials
+        db.execute("UPDATE trials SET machine = 'far', machine_id = 'feedfacefeedface' WHERE mechanism = 'paced'")
+    assert_one_line_error(
+        concbench("compare", "1", "2", env=fake_env),
+        "run 1's trials ran on 2 machines",
+        "far (feedfacefeedface)",
+        "--across-machines",
+    )
+    assert concbench("compare", "1", "2", "--across-machines", env=fake_env).returncode == 0
+    followed = blocks(concbench("history", env=fake_env).stdout)
+    assert "fake/honest" in followed and "fake/paced" not in followed  # this machine's trials only

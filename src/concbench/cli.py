@@ -748,16 +748,13 @@ def compare(before, after, threshold, fail_on_regression, across_machines, db):
     (e.g. --trials 5). A cell whose noise could hide the threshold says so."""
     store = _existing(db)
     runs = store.run(before), store.run(after)
-    if not (across_machines or environment.same_machine(runs[0].environment, runs[1].environment)):
-        a, b = (environment.machine_text(r.environment) for r in runs)
-        raise UserError(
-            f"runs {before} and {after} ran on different machines, {a} and {b}: another machine is not "
-            "a code change, so no cell is called slower or faster (--across-machines compares them anyway)"
-        )
+    trials = store.trials(runs[0].id), store.trials(runs[1].id)
+    if not across_machines:
+        _refuse_other_machines(runs, trials)
     specs = document.load_specs()
     if fail_on_regression is not None:  # a regression that is not called cannot fail
         threshold = min(threshold, fail_on_regression)
-    found = comparison.changes(store.trials(runs[0].id), store.trials(runs[1].id), specs, threshold / 100)
+    found = comparison.changes(*trials, specs, threshold / 100)
     for label, run_info in zip(("before", "after"), runs):
         console.print(Text(f"{label}: ") + terminal.run_header(run_info))
     for difference in environment.differences(runs[0].environment, runs[1].environment):
@@ -779,6 +776,34 @@ def compare(before, after, threshold, fail_on_regression, across_machines, db):
             )
         )
     return 1 if regressions else 0
+
+
+def _refuse_other_machines(runs, trials) -> None:
+    """Another machine is not a code change: two runs are compared only where
+    one machine ran every trial of both (workers may have drained a run on several)."""
+    machines = [_machines(run, found) for run, found in zip(runs, trials)]
+    if len(set().union(*machines)) < 2:
+        return
+    if all(len(m) == 1 for m in machines):
+        where = f"runs {runs[0].id} and {runs[1].id} ran on different machines, " + " and ".join(
+            next(iter(m)) for m in machines
+        )
+    else:
+        run, mixed = next((run, m) for run, m in zip(runs, machines) if len(m) > 1)
+        where = f"run {run.id}'s trials ran on {len(mixed)} machines, {', '.join(sorted(mixed))}"
+    raise UserError(
+        f"{where}: another machine is not a code change, so no cell is called slower or faster "
+        "(--across-machines compares them anyway)"
+    )
+
+
+def _machines(run, trials) -> set[str]:
+    """The machines that ran a run's trials, as people name them; the run's own
+    where its trials predate machines (none where it does too: any machine)."""
+    named = {f"{t.machine} ({t.machine_id})" for t in trials if t.machine_id}
+    if named or not run.environment.get("machine_id"):
+        return named
+    return {environment.machine_text(run.environment)}
 
 
 @cli.command()

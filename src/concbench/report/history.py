@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from .. import environment
 from ..errors import UserError
+from ..records import TrialRecord
 from ..selection import CellFilter
 from ..stats import Summary, benjamini_hochberg
 from ..store import RunInfo, Store
@@ -102,12 +103,13 @@ def histories(
     order the cells first ran; with a machine (a run's fingerprint), only the
     runs of that machine. threshold: the smallest change worth calling, as a
     fraction."""
-    runs = [r for r in store.runs() if machine is None or environment.same_machine(r.environment, machine)]
+    runs = store.runs()
     if not runs:
         raise UserError(f"database {store.name}: no runs stored yet (concbench run)")
     appearances: dict[str, list[tuple[RunInfo, Table, CellResult]]] = {}
     for run in runs:
-        for table in tables(store.trials(run.id), [], specs):
+        found = [t for t in store.trials(run.id) if machine is None or _ran_on(t, run, machine)]
+        for table in tables(found, [], specs):
             for cell in table.rows:
                 appearances.setdefault(cell.key.id, []).append((run, table, cell))
     if not appearances:
@@ -117,6 +119,12 @@ def histories(
     if not chosen:
         raise UserError("no stored cell matches the filters")
     return _adjusted([_history(seen, threshold) for seen in chosen])
+
+
+def _ran_on(trial: TrialRecord, run: RunInfo, machine: dict) -> bool:
+    """Whether the machine ran a trial: workers of several may have drained a
+    run; a trial stored before trials had machines ran on its run's."""
+    return environment.same_machine({"machine_id": trial.machine_id} if trial.machine_id else run.environment, machine)
 
 
 def _adjusted(found: list[History]) -> list[History]:
