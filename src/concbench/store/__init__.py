@@ -119,7 +119,9 @@ class Store:
     # Writes
 
     def _write(self, work):
-        """One transaction, retried with backoff while the server is out of reach."""
+        """One transaction, retried with backoff while the server is out of reach:
+        work must be safe to do twice, since a commit whose answer was lost with
+        the connection is done again."""
         give_up = time.monotonic() + PATIENCE
         while True:
             try:
@@ -146,12 +148,17 @@ class Store:
         return self._write(work)
 
     def begin_run(self, request: dict, environment: dict, state: str = "running") -> int:
-        return self._write(
-            lambda db: db.execute(
-                "INSERT INTO runs (uuid, started, state, request, environment) VALUES (?, ?, ?, ?, ?) RETURNING id",
-                (uuid.uuid4().hex, _now(), state, json.dumps(request), json.dumps(environment)),
-            )[0][0]
-        )
+        identity = uuid.uuid4().hex  # one run, however often a lost connection makes this write again
+
+        def write(db):
+            db.execute(
+                "INSERT INTO runs (uuid, started, state, request, environment) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING",
+                (identity, _now(), state, json.dumps(request), json.dumps(environment)),
+            )
+            return db.fetch("SELECT id FROM runs WHERE uuid = ?", (identity,))[0][0]
+
+        return self._write(write)
 
     def set_state(self, run_id: int, state: str) -> None:
         self._write(
@@ -262,7 +269,8 @@ class Store:
     def add_plan(self, run_id: int, trials: list[tuple[str, int]]) -> None:
         self._write(
             lambda db: db.executemany(
-                "INSERT INTO planned (run_id, seq, cell, trial, state) VALUES (?, ?, ?, ?, 'waiting')",
+                "INSERT INTO planned (run_id, seq, cell, trial, state) VALUES (?, ?, ?, ?, 'waiting') "
+                "ON CONFLICT DO NOTHING",
                 [(run_id, seq, cell, trial) for seq, (cell, trial) in enumerate(trials)],
             )
         )
