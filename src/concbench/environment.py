@@ -16,6 +16,7 @@ def fingerprint(runtimes: list[Runtime], caps: limits.Limits, machine_name: str 
         "machine_id": machine_id(),
         "cpu": _cpu_model(),
         "cores": os.cpu_count(),
+        "usable_cores": len(os.sched_getaffinity(0)),  # fewer where concbench was pinned (taskset)
         "memory_kb": _meminfo_total_kb(),
         "kernel": platform.release(),
         "load": [round(x, 2) for x in os.getloadavg()],
@@ -49,6 +50,12 @@ def machine_text(env: dict) -> str:
     if not env.get("machine_id"):
         return "an unrecorded machine"
     return f"{env.get('machine')} ({env['machine_id']})"
+
+
+def _cores(env: dict) -> str:
+    usable = env.get("usable_cores")
+    pinned = f" ({usable} usable by its trials)" if usable and usable != env.get("cores") else ""
+    return f"{env.get('cores', '?')} cores{pinned}"
 
 
 def _cpu_model() -> str:
@@ -129,7 +136,7 @@ def describe(env: dict, runtime_infos: list[dict] = ()) -> list[tuple[str, str]]
     )
     lines = [
         *([("machine", machine_text(env))] if env.get("machine_id") else []),
-        ("CPU", f"{env.get('cpu', '?')}, {env.get('cores', '?')} cores" + (f", {clock}" if clock else "")),
+        ("CPU", f"{env.get('cpu', '?')}, {_cores(env)}" + (f", {clock}" if clock else "")),
         ("memory", f"{memory / 1024**2:.1f} GiB" if memory else "?"),
         ("kernel", f"Linux {env.get('kernel', '?')}"),
         ("load at start", ", ".join(map(str, env.get("load", []))) + " (1, 5, 15 minutes)"),

@@ -33,8 +33,9 @@ class MachineRun:
 
 # How to read the ratios, in every format.
 READING = (
-    "Each cell: the median of a mechanism (column) on a machine (row) divided by the median of that "
-    "machine's own baseline of the table (x1.00), from the machine's trials in the run named for it. "
+    "Each cell: the median of a mechanism (column) on a machine (row) divided by that machine's own "
+    "median of the row every machine is set against (x1.00: the workload's baseline where every "
+    "machine ran it, else the first row they all ran), from the machine's trials in the run named for it. "
     "Ratios carry across machines, absolute times do not: a faster machine runs the baseline faster "
     "too, so set the machines' ratios side by side, never one machine's time against another's; no "
     "ratio is taken of another machine's baseline."
