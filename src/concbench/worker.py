@@ -34,6 +34,8 @@ class Worker:
         where = self.machine.name if self.machine.name == host else f"{self.machine.name}@{host}"
         self.name = f"{where}:{os.getpid()}"  # which process of which machine holds a claim
         self.cells = {cell.key.id: cell for cell in self.plan.cells}
+        # A claim first holds for the longest trial, until its first step renews it for its own.
+        self.first_lease = self._lease(max(self.plan.settings_for(cell).timeout for cell in self.plan.cells))
         self.turns_said = False
 
     def drain(self) -> list[TrialRecord]:
@@ -43,7 +45,7 @@ class Worker:
         stored = []
         while True:
             with turns.machine_turn(self._taking_turns):
-                claimed = self.store.claim(self.run_id, self.name, self._lease(max(self.timeouts())))
+                claimed = self.store.claim(self.run_id, self.name, self.first_lease)
                 if claimed is not None:
                     record = self._run(self.cells[claimed[0]], claimed[1])
                     kept = self.store.add_trial(self.run_id, record, claim=self.name)
@@ -60,9 +62,6 @@ class Worker:
         if not self.turns_said:
             self.said("another concbench runs trials on this machine: taking turns with it, a trial at a time")
             self.turns_said = True
-
-    def timeouts(self) -> list[float]:
-        return [self.plan.settings_for(cell).timeout for cell in self.plan.cells]
 
     def _lease(self, seconds: float) -> int:
         return round(seconds + self.grace)
