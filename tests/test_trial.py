@@ -48,7 +48,7 @@ def _dead(pid: int) -> bool:
     for _ in range(100):
         try:
             state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):  # gone before, or while, it was read
             return True
         if state in ("Z", "X"):
             return True
