@@ -171,6 +171,23 @@ def test_plan_only_and_worker_need_a_server(fake_env):
     assert_one_line_error(concbench("worker", env=fake_env), "takes trials from a PostgreSQL database")
 
 
+def test_a_worker_goes_on_through_a_server_restart(server, pg_env):
+    planned = concbench(
+        "run", "-w", "triangle", "-m", "slow", "--profile", "smoke", "--trials", "6", "--plan-only", env=pg_env
+    )
+    assert planned.returncode == 0, planned.stderr
+    taker = background("worker", env=pg_env)
+    wait_for(lambda: stored_trials(pg_env) >= 1)
+    server.stop()
+    time.sleep(1.5)
+    server.start()
+    out, err = taker.communicate(timeout=120)
+    assert taker.returncode == 0, err
+    assert "plan: 6 of 6 trials done" in out
+    assert rows(pg_env, "SELECT count(*), count(DISTINCT trial) FROM trials") == [(6, 6)]
+    assert rows(pg_env, "SELECT DISTINCT state, claims FROM planned") == [("done", 1)]
+
+
 def test_trials_kept_while_the_server_stays_away_are_sent_by_the_next_command(server, pg_env, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", pg_env["XDG_STATE_HOME"])
     store = open_store(pg_env["CONCBENCH_DB"])

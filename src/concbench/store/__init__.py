@@ -70,16 +70,21 @@ UNREADABLE = (ValueError, TypeError, AttributeError)
 
 
 def _reads(method):
-    """A read of a damaged or foreign database fails in one line naming it."""
+    """A read of a damaged or foreign database fails in one line naming it; one
+    of a server that went out of reach is tried again, as a write is."""
 
     @functools.wraps(method)
     def read(self, *args):
-        try:
-            return method(self, *args)
-        except self.database.errors as e:
-            raise self.database.failure(e) from None
-        except UNREADABLE as e:
-            raise self.database.damaged(e) from None
+        give_up = time.monotonic() + PATIENCE
+        while True:
+            try:
+                return method(self, *args)
+            except self.database.errors as e:
+                if not self.database.lost(e) or time.monotonic() > give_up:
+                    raise self.database.failure(e) from None
+            except UNREADABLE as e:
+                raise self.database.damaged(e) from None
+            self._wait_for_server(give_up)
 
     return read
 
