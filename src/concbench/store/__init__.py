@@ -75,16 +75,10 @@ def _reads(method):
 
     @functools.wraps(method)
     def read(self, *args):
-        give_up = time.monotonic() + PATIENCE
-        while True:
-            try:
-                return method(self, *args)
-            except self.database.errors as e:
-                if not self.database.lost(e) or time.monotonic() > give_up:
-                    raise self.database.failure(e) from None
-            except UNREADABLE as e:
-                raise self.database.damaged(e) from None
-            self._wait_for_server(give_up)
+        try:
+            return self._retrying(lambda: method(self, *args))
+        except UNREADABLE as e:
+            raise self.database.damaged(e) from None
 
     return read
 
@@ -124,14 +118,23 @@ class Store:
     # Writes
 
     def _write(self, work):
-        """One transaction, retried with backoff while the server is out of reach:
-        work must be safe to do twice, since a commit whose answer was lost with
-        the connection is done again."""
+        """One transaction, retried as _retrying says: work must be safe to do
+        twice, since a commit whose answer was lost with the connection is done
+        again."""
+
+        def attempt():
+            with self.database.transaction():
+                return work(self.database)
+
+        return self._retrying(attempt)
+
+    def _retrying(self, attempt):
+        """attempt(), tried again with backoff while the server is out of reach,
+        for PATIENCE at most; any other error of the database in one line."""
         give_up = time.monotonic() + PATIENCE
         while True:
             try:
-                with self.database.transaction():
-                    return work(self.database)
+                return attempt()
             except self.database.errors as e:
                 if not self.database.lost(e) or time.monotonic() > give_up:
                     raise self.database.failure(e) from None
