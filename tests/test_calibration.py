@@ -28,30 +28,35 @@ def stored_runs(env, run_id=1) -> list[dict]:
 
 
 def test_a_short_run_repeats_its_work_to_the_minimum_and_reports_per_repetition(fake_env):
+    """The first trial runs the work once a run and tells how often the next
+    must repeat it; it counts, its figures per repetition like the others'."""
     done = sleeper(fake_env, "-m", "sleeper", "--trials", "2", "--min-run", "20ms")
     assert done.returncode == 0, done.stderr
-    for trial in stored_runs(fake_env):
+    for trial, repeat in zip(stored_runs(fake_env), (1, 4), strict=True):
         warmup, *timed = trial["runs"]
         assert warmup["repeat"] == 1  # a warm-up only warms
-        assert [(run["repeat"], run["wall_ns"]) for run in timed] == [(4, 5_000_000)] * 2
-    assert "fake/sleeper  each timed run repeats the work 4 times: its figures are per repetition" in done.stdout
+        assert [(run["repeat"], run["wall_ns"]) for run in timed] == [(repeat, 5_000_000)] * 2
+    assert "fake/sleeper  each timed run repeats the work once or 4 times: its figures are per repetition" in (
+        done.stdout
+    )
     with sqlite3.connect(fake_env["CONCBENCH_DB"]) as db:
         assert db.execute("SELECT repeat, run_ns, detail FROM calibrations").fetchall() == [(4, 5_000_000, "")]
 
 
 def test_every_repetition_is_verified(fake_env):
-    """liar_once is right in the calibrating trial's two runs, and wrong in the
-    fifth: a repetition inside a calibrated trial's first timed sample."""
-    done = sleeper(fake_env, "-m", "liar_once", "--trials", "1", "--min-run", "20ms")
+    """liar_once is right in the first trial's three runs (its work once a
+    run), and wrong in the fifth: a repetition inside the next trial's first
+    timed sample."""
+    done = sleeper(fake_env, "-m", "liar_once", "--trials", "2", "--min-run", "20ms")
     assert done.returncode == 1
-    assert "INVALID: run 5: total = 5051, expected 5050" in done.stdout
+    assert "fake/liar_once trial 2: INVALID: run 5: total = 5051, expected 5050" in done.stdout
 
 
 def test_a_later_run_reuses_the_measured_run_length(fake_env):
     assert sleeper(fake_env, "-m", "sleeper", "--trials", "1", "--min-run", "20ms").returncode == 0
     done = sleeper(fake_env, "-m", "sleeper", "--trials", "1", "--min-run", "50ms")
     assert done.returncode == 0, done.stderr
-    assert "calibration 0.0 s" in done.stdout
+    assert {run["repeat"] for run in stored_runs(fake_env, 2)[0]["runs"] if not run["warmup"]} == {10}
     with sqlite3.connect(fake_env["CONCBENCH_DB"]) as db:
         assert db.execute("SELECT run_id, repeat, detail FROM calibrations ORDER BY run_id").fetchall() == [
             (1, 4, ""),
@@ -96,7 +101,7 @@ def test_a_budgeted_run_ends_within_its_budget_plus_one_trial(fake_env):
     )
     assert done.returncode == 0, done.stderr
     assert "budget 3.0 s: no earlier run tells how long every cell's least trials take" in done.stdout
-    spent = re.search(r"(\d+) trials in ([\d.]+) s of a 3.0 s budget: calibration", done.stdout)
+    spent = re.search(r"(\d+) trials in ([\d.]+) s of a 3.0 s budget: least trials", done.stdout)
     trials = stored_runs(fake_env)
     longest = max(t["process"]["wall_ns"] for t in trials) / 1e9
     assert int(spent[1]) == len(trials) > 6

@@ -1,7 +1,9 @@
 """Calibrated runs: a fixed workload whose run is shorter than a minimum
 repeats its work, so that each timed sample lasts long enough for the
 machine's noise (a timer tick, a preemption, a collection) to average out,
-as pyperf calibrates its loops.
+as pyperf calibrates its loops. A cell's first trial runs its work once a
+run and tells how long a run takes (it counts as any trial: its figures
+are per repetition too), so calibrating costs no trial of its own.
 
 A kit needs nothing for it: the harness asks a calibrated trial for `runs`
 x `repeat` timed runs and makes each `repeat` of them, in order, one sample
@@ -15,6 +17,7 @@ import math
 
 from . import records
 from .plan import BOUNDS, Cell, Settings
+from .protocol import Status
 
 # A trial's answer holds at most this many runs (plan.BOUNDS: what 1 MiB of
 # stdout holds), which caps the repetitions of a sample.
@@ -32,6 +35,16 @@ def calibrated(cell: Cell, settings: Settings) -> bool:
         and not workload.one_run_per_process
         and workload.delay_ns(cell.params) < settings.min_run_ns
     )
+
+
+def from_trial(trial: records.TrialRecord, settings: Settings) -> records.Calibration | None:
+    """The repetitions a verified trial of single runs says its cell needs: as
+    many as make its median run last the minimum; None if it did not verify."""
+    runs = sorted(s.wall_ns for s in trial.timed)
+    if trial.status != Status.OK or not runs:
+        return None
+    run_ns = runs[(len(runs) - 1) // 2]
+    return records.Calibration(repeat_for(run_ns, settings), run_ns, trial.wall_ns)
 
 
 def repeat_for(run_ns: int, settings: Settings) -> int:

@@ -48,16 +48,12 @@ class ProgressDisplay:
         budget = self.schedule.settings.budget
         return f"of {duration_text(budget)}" if budget else ""
 
-    def calibrating(self, cell: Cell) -> None:
+    def started(self, cell: Cell, index: int, calibrating: bool) -> None:
         key = cell.key
-        self.progress.update(self.task, description=printable(f"calibrating {key.workload} {key.row}"))
-        self.progress.refresh()
-
-    def started(self, cell: Cell, index: int) -> None:
-        key = cell.key
+        how = ", calibrating: its work once a run" if calibrating else ""
         self.progress.update(
             self.task,
-            description=printable(f"{key.workload} {key.row} #{index + 1}"),
+            description=printable(f"{key.workload} {key.row} #{index + 1}{how}"),
             total=self.schedule.planned,
         )
         self.progress.refresh()
@@ -82,8 +78,7 @@ def schedule_lines(schedule: Schedule) -> list[str]:
     lines = [
         f"{schedule.taken} trials in {duration_text(schedule.elapsed_ns / 1e9)}"
         + (f" of a {duration_text(budget)} budget" if budget else "")
-        + f": calibration {duration_text(spent['calibration'] / 1e9)}, "
-        f"least trials {duration_text(spent['least'] / 1e9)}, "
+        + f": least trials {duration_text(spent['least'] / 1e9)}, "
         f"more trials {duration_text(spent['adaptive'] / 1e9)}"
     ]
     outcomes = schedule.outcomes()

@@ -73,6 +73,9 @@ class TrialRecord:
     samples: tuple[Sample, ...] = ()
     machine: str = ""  # the name of the machine that ran it ('' in runs stored before machines were)
     machine_id: str = ""
+    # Its place in the order its run's trials finished (None: unknown), which
+    # tells the trials of another cell that ran nearest to it (pairs.py).
+    seq: int | None = None
 
     @property
     def peak_kb(self) -> int | None:

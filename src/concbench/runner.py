@@ -19,70 +19,50 @@ FLOOR_TIMEOUT = 60
 
 
 class Observer(Protocol):
-    def calibrating(self, cell: Cell) -> None: ...
-    def started(self, cell: Cell, index: int) -> None: ...
+    def started(self, cell: Cell, index: int, calibrating: bool) -> None: ...
     def finished(self, record: TrialRecord) -> None: ...
 
 
 def execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer: Observer, machine: Machine) -> None:
     measure_floors(plan, store, run_id)
-    calibrate_all(plan, schedule, store, run_id, observer)
+    known_calibrations(plan, schedule, store, run_id)
     while (step := schedule.next()) is not None:
         cell, index = step
-        observer.started(cell, index)
+        settings = plan.settings_for(cell)
+        known = schedule.states[cell.key.id].calibration
+        calibrating = known is None and calibration.calibrated(cell, settings)
+        observer.started(cell, index, calibrating)
         start = time.monotonic_ns()
-        calibrated = schedule.states[cell.key.id].calibration
-        record = run_trial(
-            cell, index, plan.settings_for(cell), plan.caps, machine, calibrated.repeat if calibrated else 1
-        )
+        record = run_trial(cell, index, settings, plan.caps, machine, known.repeat if known else 1)
         store.add_trial(run_id, record)
+        if calibrating and (found := calibration.from_trial(record, settings)):
+            schedule.calibrated(cell, store.add_calibration(run_id, cell.key.id, found))
         schedule.record(record, time.monotonic_ns() - start)
         observer.finished(record)
 
 
-def calibrate_all(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer: Observer) -> None:
-    """Each cell's repetitions, measured once per database: a cell measured in
-    an earlier run keeps its run's length (its repetitions follow this run's
-    settings); a resumed run keeps its own."""
+def known_calibrations(plan: Plan, schedule: Schedule, store: Store, run_id: int) -> None:
+    """Each cell's repetitions where they are known: a resumed run keeps its
+    own; a cell measured in an earlier run keeps its run's length (its
+    repetitions follow this run's settings). The others' first trials run
+    their work once a run, and tell it."""
     stored = store.calibrations(run_id)
     earlier = store.earlier_calibrations(run_id)
     for cell in plan.cells:
         settings = plan.settings_for(cell)
         if not calibration.calibrated(cell, settings):
             continue
-        start = time.monotonic_ns()
         found = stored.get(cell.key.id)
-        if found is None:
-            found = reused(earlier.get(cell.key.id), settings)
-            if found is None:
-                if not schedule.may_start():
-                    return
-                observer.calibrating(cell)
-                found = calibrate(cell, settings, plan.caps)
+        if found is None and (found := reused(earlier.get(cell.key.id), settings)):
             found = store.add_calibration(run_id, cell.key.id, found)
-        schedule.calibrated(cell, found, time.monotonic_ns() - start)
+        if found is not None:
+            schedule.calibrated(cell, found)
 
 
 def reused(known: Calibration | None, settings: Settings) -> Calibration | None:
     if known is None:
         return None
     return dataclasses.replace(known, repeat=calibration.repeat_for(known.run_ns, settings))
-
-
-def calibrate(cell: Cell, settings: Settings, caps: Limits) -> Calibration:
-    """Times one run after the warm-ups, untimed for the statistics: its
-    repetitions, or 1 where the trial failed (its trials then fail alike)."""
-    once = dataclasses.replace(settings, runs=1)
-    try:
-        exit = trial.run(cell.runtime.trial_command(cell.options), _request(cell, once), settings.timeout, caps)
-    except OSError as e:
-        return Calibration(1, detail=f"cannot start: {e}")
-    answer = protocol.parse(exit)
-    status, detail = protocol.verdict(exit, answer, expectations(cell, once))
-    if status != Status.OK:
-        return Calibration(1, detail=f"{status}: {detail}")
-    run_ns = answer.runs[-1].wall_ns
-    return Calibration(calibration.repeat_for(run_ns, settings), run_ns, exit.wall_ns)
 
 
 def measure_floors(plan: Plan, store: Store, run_id: int) -> None:

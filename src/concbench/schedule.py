@@ -1,21 +1,26 @@
 """Which trial comes next, and when a run is done.
 
 A fixed plan (--trials N, and the smoke profile) gives every cell N trials.
-An adaptive plan gives every cell the profile's trials, then one more a
-round to each cell whose median's 95% interval is still wider than the
-target (widest first), until it narrows or the cell reaches max_trials.
-Either way trials go round-robin over the cells, so that drift of the
-machine hits every cell alike. A budget ends the run: no trial starts once
-it is spent, nor one expected to end past it, and an extra trial takes no
-more than its share of what is left. A run therefore ends within its budget
-plus one trial."""
+An adaptive plan gives every cell the profile's trials, then more to each
+cell whose ratio to its reference (its table's baseline: pairs.py) is not
+yet known to within the target, widest interval first, until it narrows or
+the cell reaches max_trials; a cell without a reference settles on its own
+median. Trials go round-robin over the cells in plan order, a table's cells
+back to back, so that each trial has a neighbour of its reference; the order
+turns round every other round, so that neither side of a pair always runs
+first. An extra trial of a row comes with one of its reference, just before
+or after it. A budget ends the run: no trial starts once it is spent, nor one
+expected to end past it, and an extra trial takes no more than its share of
+what is left. A run therefore ends within its budget plus one trial."""
 
+import math
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from . import pairs
 from .plan import Cell, Plan
 from .records import Calibration, TrialRecord
 from .report.aggregate import CellResult
@@ -26,18 +31,20 @@ class Outcome(StrEnum):
     """How a cell's trials ended."""
 
     PLANNED = "took its planned trials"  # a fixed plan
-    SETTLED = "reached the target"  # a 95% interval: 6 timed runs at least
+    SETTLED = "reached the target"  # a 95% interval: 6 pairs of trials (or timed runs) at least
     CAPPED = "reached max_trials"
     BUDGET = "stopped at the budget"
     UNMEASURED = "has no verified figure"  # every trial failed: more would not narrow anything
 
 
-@dataclass
+@dataclass(eq=False)
 class CellState:
     cell: Cell
     records: list[TrialRecord] = field(default_factory=list)
     calibration: Calibration | None = None
     earlier_ns: int | None = None  # its trials' mean length in the latest earlier run that has it
+    reference: "CellState | None" = None  # the cell its ratio is to (None: it is one, or stands alone)
+    members: list["CellState"] = field(default_factory=list)  # the cells whose reference it is
 
     @property
     def taken(self) -> int:
@@ -45,21 +52,45 @@ class CellState:
 
     @property
     def figure(self) -> Summary | None:
-        """What the reports rank the cell by: ops/s of a rate workload, else real time."""
+        """Its own median: ops/s of a rate workload, else real time."""
         result = CellResult(self.cell.key, tuple(self.records))
-        return result.rate if self.cell.workload.kind == "rate" else result.real
+        return result.rate if self.rate else result.real
+
+    @property
+    def rate(self) -> bool:
+        return self.cell.workload.kind == "rate"
+
+    @property
+    def settling(self) -> Summary | None:
+        """What settles it: its paired ratio to its reference, or its own median."""
+        if self.reference is None:
+            return self.figure
+        return pairs.summary(self.records, self.reference.records, self.rate)
+
+    @property
+    def width(self) -> float:
+        """How far from settled it is: its interval's wider side, as a fraction
+        (infinite without an interval)."""
+        settling = self.settling
+        return settling.spread if settling and settling.ci else math.inf
 
     def expected_ns(self, runs: int) -> int | None:
-        """How long its next trial should take: as long as its trials so far;
-        before any, its calibrating trial with the timed runs it lacked, or its
-        trials in an earlier run; None if nothing tells."""
-        lengths = [r.wall_ns for r in self.records if r.wall_ns is not None]
+        """How long its next trial should take: as long as its trials so far
+        that repeated the work as often; before any, its first trial's with the
+        repetitions it lacked, or its trials in an earlier run; None if nothing tells."""
+        c = self.calibration
+        repeat = c.repeat if c else 1
+        lengths = [r.wall_ns for r in self.records if r.wall_ns is not None and _repeat(r) == repeat]
         if lengths:
             return sum(lengths) // len(lengths)
-        c = self.calibration
         if c and c.trial_ns is not None and c.run_ns is not None:
-            return c.trial_ns + (runs * c.repeat - 1) * c.run_ns
+            return c.trial_ns + runs * (c.repeat - 1) * c.run_ns
         return self.earlier_ns
+
+
+def _repeat(record: TrialRecord) -> int:
+    """How often the trial's timed runs repeated the work (1 for one without any)."""
+    return record.timed[0].repeat if record.timed else 1
 
 
 class Schedule:
@@ -76,9 +107,15 @@ class Schedule:
         self.settings = plan.settings
         self.plan = plan
         self.states = {cell.key.id: CellState(cell) for cell in plan.cells}
+        for cell_id, reference in plan.references.items():
+            if cell_id in self.states and reference in self.states:
+                self.states[cell_id].reference = self.states[reference]
+                self.states[reference].members.append(self.states[cell_id])
         for record in done:
             if record.cell.id in self.states:
                 self.states[record.cell.id].records.append(record)
+        self.finished = len(done)  # the next trial's place in the run's order (TrialRecord.seq)
+        self.rounds = 0
         for cell_id, length in (earlier or {}).items():
             if cell_id in self.states:
                 self.states[cell_id].earlier_ns = length
@@ -87,7 +124,7 @@ class Schedule:
         self.round: list[CellState] = []
         self.ran_in_round = True
         self.out_of_budget: set[str] = set()
-        self.spent = Counter()  # ns by phase: "calibration", "least", "adaptive"
+        self.spent = Counter()  # ns by phase: "least", "adaptive"
 
     # ---- the budget ---------------------------------------------------------
 
@@ -105,9 +142,8 @@ class Schedule:
         remaining = self.remaining_ns
         return remaining is None or remaining > 0
 
-    def calibrated(self, cell: Cell, calibration: Calibration, took_ns: int) -> None:
+    def calibrated(self, cell: Cell, calibration: Calibration) -> None:
         self.states[cell.key.id].calibration = calibration
-        self.spent["calibration"] += took_ns
 
     # ---- the trials ---------------------------------------------------------
 
@@ -127,21 +163,41 @@ class Schedule:
 
     def record(self, record: TrialRecord, took_ns: int) -> None:
         state = self.states[record.cell.id]
-        state.records.append(record)
+        state.records.append(replace(record, seq=self.finished))
+        self.finished += 1
         self.spent["least" if record.trial < self.settings.trials else "adaptive"] += took_ns
 
     def _next_round(self) -> list[CellState]:
-        """The cells short of their least trials, those with the fewest first;
-        then, in an adaptive plan, the unsettled ones, widest interval first."""
+        """The cells short of their least trials, those with the fewest first,
+        in plan order; then, in an adaptive plan, the unsettled ones, each with
+        its reference, widest interval first. Every other round runs backwards."""
+        self.rounds += 1
+        backwards = self.rounds % 2 == 0
         states = [s for s in self.states.values() if s.cell.key.id not in self.out_of_budget]
         short = [s for s in states if s.taken < self.settings.trials]
         if short:
             fewest = min(s.taken for s in short)
-            return [s for s in short if s.taken == fewest]
+            least = [s for s in short if s.taken == fewest]
+            return least[::-1] if backwards else least
         if self.settings.target is None:
             return []
-        open_ = [s for s in states if self.outcome(s) is None]
-        return sorted(open_, key=lambda s: s.figure.spread, reverse=True)
+        return [s for block in self._blocks(states) for s in (block[::-1] if backwards else block)]
+
+    def _blocks(self, states: list[CellState]) -> list[list[CellState]]:
+        """The unsettled cells by reference, the reference first where it may
+        take another trial; the block with the widest interval first."""
+        blocks: dict[int, list[CellState]] = {}
+        for state in states:
+            if not state.members and self.outcome(state) is None:
+                blocks.setdefault(id(state.reference or state), []).append(state)
+        ordered = sorted(blocks.values(), key=lambda block: max(s.width for s in block), reverse=True)
+        return [self._with_reference(block) for block in ordered]
+
+    def _with_reference(self, block: list[CellState]) -> list[CellState]:
+        head = block[0].reference
+        if head is None or head.taken >= self.settings.max_trials or head.cell.key.id in self.out_of_budget:
+            return block
+        return [head, *block]
 
     def _fits(self, state: CellState) -> bool:
         """Whether the cell's next trial fits the budget: it must be expected to
@@ -162,15 +218,18 @@ class Schedule:
     # ---- how it went --------------------------------------------------------
 
     def outcome(self, state: CellState) -> Outcome | None:
-        """How a cell's trials ended, or None while it may take more."""
+        """How a cell's trials ended, or None while it may take more. A
+        reference ends as its members do: it takes trials while any of them does."""
         if state.taken < self.settings.trials:
             return Outcome.BUDGET if state.cell.key.id in self.out_of_budget else None
         if self.settings.target is None:
             return Outcome.PLANNED
-        figure = state.figure
-        if figure is None:
+        if state.members and state.figure is not None:
+            return _as_members(self.outcome(m) for m in state.members)
+        settling = state.settling
+        if settling is None:
             return Outcome.UNMEASURED
-        if self._settled(figure):
+        if self._settled(settling):
             return Outcome.SETTLED
         if state.taken >= self.settings.max_trials:
             return Outcome.CAPPED
@@ -182,15 +241,17 @@ class Schedule:
         return Counter(self.outcome(s) or Outcome.BUDGET for s in self.states.values())
 
     def unsettled(self) -> list[tuple[Cell, float]]:
-        """The cells of an adaptive plan whose interval did not narrow to the
-        target, with their coefficient of variation."""
+        """The cells of an adaptive plan whose ratio (or median, without a
+        reference) did not narrow to the target, with the coefficient of
+        variation of what settles them."""
         if self.settings.target is None:
             return []
-        return [(s.cell, s.figure.cv) for s in self.states.values() if s.figure and not self._settled(s.figure)]
+        found = [(s.cell, s.settling) for s in self.states.values() if not (s.members and s.figure)]
+        return [(cell, settling.cv) for cell, settling in found if settling and not self._settled(settling)]
 
-    def _settled(self, figure: Summary) -> bool:
-        """A 95% interval of the median (6 timed runs or more) within the target."""
-        return figure.ci is not None and figure.spread <= self.settings.target
+    def _settled(self, settling: Summary) -> bool:
+        """A 95% interval (6 pairs or timed runs or more) within the target."""
+        return settling.ci is not None and settling.spread <= self.settings.target
 
     def short(self) -> list[Cell]:
         """The cells the budget stopped before their least trials."""
@@ -220,3 +281,12 @@ class Schedule:
         taken = self.taken
         least = sum(max(0, self.settings.trials - s.taken) for s in self.states.values())
         return taken + least + (len(self.round) if not least else 0)
+
+
+def _as_members(outcomes) -> Outcome | None:
+    """A reference's outcome from its members': open while any is, settled
+    when all are, else the way the first unsettled one ended."""
+    ended = list(outcomes)
+    if None in ended:
+        return None
+    return next((o for o in ended if o != Outcome.SETTLED), Outcome.SETTLED)

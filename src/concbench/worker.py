@@ -76,22 +76,24 @@ class Worker:
         if runtime not in self.store.floors(self.run_id):
             self._hold(cell, index, runner.FLOOR_TIMEOUT)
             self.store.add_floor(self.run_id, runtime, *runner.floor(cell, self.plan.caps))
-        repeat = self._calibration(cell, index).repeat if calibration.calibrated(cell, settings) else 1
+        known = self._calibration(cell) if calibration.calibrated(cell, settings) else Calibration(repeat=1)
+        calibrating = known is None
         self._hold(cell, index, settings.timeout)
-        return runner.run_trial(cell, index, settings, self.plan.caps, self.machine, repeat)
+        record = runner.run_trial(cell, index, settings, self.plan.caps, self.machine, known.repeat if known else 1)
+        if calibrating and (found := calibration.from_trial(record, settings)):
+            self.store.add_calibration(self.run_id, cell.key.id, found)
+        return record
 
-    def _calibration(self, cell: Cell, index: int) -> Calibration:
+    def _calibration(self, cell: Cell) -> Calibration | None:
         """The cell's calibration in this run, whoever measured it first; else
-        one of an earlier run, else measured here."""
-        settings = self.plan.settings_for(cell)
+        one of an earlier run; else None: this trial measures it."""
         found = self.store.calibrations(self.run_id).get(cell.key.id)
         if found is not None:
             return found
-        found = runner.reused(self.store.earlier_calibrations(self.run_id).get(cell.key.id), settings)
-        if found is None:
-            self._hold(cell, index, settings.timeout)
-            found = runner.calibrate(cell, settings, self.plan.caps)
-        return self.store.add_calibration(self.run_id, cell.key.id, found)
+        found = runner.reused(
+            self.store.earlier_calibrations(self.run_id).get(cell.key.id), self.plan.settings_for(cell)
+        )
+        return None if found is None else self.store.add_calibration(self.run_id, cell.key.id, found)
 
 
 def _line(record: TrialRecord, kept: bool) -> str:

@@ -4,6 +4,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
+from .. import pairs
 from ..protocol import Status
 from ..records import CellKey, Note, Sample, Skipped, TrialRecord
 from ..stats import Summary, summarize
@@ -228,15 +229,26 @@ class Table:
         if cell.units and cell.units[-1] > 1 and cell.peaks and cell.peaks[-1] <= 1:
             found.append(Mark("serial", f"at most 1 of {units_text(cell.units)} units alive at once"))
         found += [Mark(o.mark, o.describe()) for o in self.observed(cell) if o.marked]
-        figure = self.figure(cell)
-        if self.target is not None and figure and (figure.ci is None or figure.spread > self.target):
-            interval = (
-                f"its median's 95% interval is ±{percent(figure.spread)}, wider than the ±{percent(self.target)} target"
-                if figure.ci
-                else f"its {figure.n} timed runs give no 95% interval (6 do)"
-            )
-            found.append(Mark("wide", f"{interval} after {len(cell.trials)} trials (cv {percent(figure.cv)})"))
+        wide = self._wide(cell)
+        if wide:
+            found.append(Mark("wide", wide))
         return tuple(found)
+
+    def _wide(self, cell: CellResult) -> str:
+        """Why the cell's interval (of its ratio, or of the baseline's median)
+        did not narrow to an adaptive run's target; '' if it did."""
+        shown = self.interval(cell)
+        if self.target is None or not shown or (shown.ci is not None and shown.spread <= self.target):
+            return ""
+        what = "ratio" if self.ratio_summary(cell) else "median"
+        if shown.ci is None:
+            counted = "pairs of trials" if what == "ratio" else "timed runs"
+            interval = f"its {shown.n} {counted} give its {what} no 95% interval (6 do)"
+        else:
+            interval = (
+                f"its {what}'s 95% interval is ±{percent(shown.spread)}, wider than the ±{percent(self.target)} target"
+            )
+        return f"{interval} after {len(cell.trials)} trials (cv {percent(shown.cv)})"
 
     def remarks(self, repeats: bool = True) -> list[tuple[str, str]]:
         """Per row, what its marks say was observed, how often its runs repeat
@@ -270,10 +282,31 @@ class Table:
         return cell.rates if self.rate_format else cell.reals
 
     def ratio(self, cell: CellResult) -> float | None:
-        """real / real of the baseline; for a rate workload, ops/s / ops/s of the baseline."""
-        mine = self.figure(cell)
-        theirs = self.figure(self.baseline) if self.baseline else None
-        return mine.median / theirs.median if mine and theirs else None
+        """real / real of the baseline; for a rate workload, ops/s / ops/s of the
+        baseline: the median of its trials' ratios to their neighbours among the
+        baseline's (pairs.py)."""
+        if cell is self.baseline:
+            return 1.0 if self.figure(cell) else None
+        paired = self.ratio_summary(cell)
+        return paired.median if paired else None
+
+    @cached_property
+    def _paired(self) -> dict[CellKey, Summary | None]:
+        references = self.baseline.trials if self.baseline else ()
+        return {
+            r.key: None if r is self.baseline else pairs.summary(r.trials, references, bool(self.rate_format))
+            for r in self.rows
+        }
+
+    def ratio_summary(self, cell: CellResult) -> Summary | None:
+        """The cell's paired ratios to the baseline: their median and its
+        interval; None for the baseline itself, or without a baseline trial."""
+        return self._paired.get(cell.key)
+
+    def interval(self, cell: CellResult) -> Summary | None:
+        """What the interval column shows: the ratio's, where the row has one;
+        the baseline's (or a row without a baseline figure) its median's."""
+        return self.ratio_summary(cell) or self.figure(cell)
 
     def ranked(self) -> tuple[CellResult, ...]:
         """The rows with figures, best first: least time, or most ops/s."""
@@ -282,9 +315,19 @@ class Table:
 
     def unsettled(self) -> list[tuple[CellResult, CellResult]]:
         """Neighbours in rank order whose intervals overlap: this run cannot
-        say which of the two is faster."""
+        say which of the two is faster. Their ratios' intervals where every
+        row has one (the baseline's ratio is exactly 1), else their medians'."""
         ranked = self.ranked()
-        return [(a, b) for a, b in zip(ranked, ranked[1:]) if _overlap(self.figure(a), self.figure(b))]
+        bounds = {r.key: self._ratio_bounds(r) for r in ranked}
+        if None in bounds.values():
+            bounds = {r.key: self.figure(r).bounds for r in ranked}
+        return [(a, b) for a, b in zip(ranked, ranked[1:]) if _overlap(bounds[a.key], bounds[b.key])]
+
+    def _ratio_bounds(self, cell: CellResult) -> tuple[float, float] | None:
+        if cell is self.baseline:
+            return (1.0, 1.0)
+        paired = self.ratio_summary(cell)
+        return paired.bounds if paired else None
 
     def overhead(self, cell: CellResult) -> float | None:
         """Real time minus the delay the units slept: what the concurrency cost."""
@@ -292,7 +335,7 @@ class Table:
 
 
 def _times(repeats: tuple[int, ...]) -> str:
-    return " or ".join(f"{n:,} times" for n in repeats)
+    return " or ".join("once" if n == 1 else f"{n:,} times" for n in repeats)
 
 
 def machine_name(name: str) -> str:
@@ -300,8 +343,8 @@ def machine_name(name: str) -> str:
     return name or "an unrecorded machine"
 
 
-def _overlap(a: Summary, b: Summary) -> bool:
-    (a_low, a_high), (b_low, b_high) = a.bounds, b.bounds
+def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    (a_low, a_high), (b_low, b_high) = a, b
     return a_low <= b_high and b_low <= a_high
 
 

@@ -185,13 +185,17 @@ LEGEND = (
     "Warm-up runs are measured and verified too, but never counted, and a trial that is not verified "
     "(INVALID, or any other failure) never enters a figure.",
     "user, system, total, (real): medians in seconds over the timed runs of the verified trials; "
-    "ratio: real / real of the first row, the baseline. A run of fixed work shorter than the minimum "
+    "ratio: to the first row, the baseline, from neighbours: each trial's real time over that of the "
+    "baseline's trial that ran nearest to it (trials of a table run back to back), and the median of "
+    "those ratios, so that the machine's slow spells and drift, which hit both trials of a pair, cancel. "
+    "A run of fixed work shorter than the minimum "
     "(50 ms by default) repeats the work, as often as one untimed calibrating trial said, and its figures "
     "are per repetition; the table says under it which rows repeat.",
     "Rate workloads (executions, i/s): the count, time, units and live of the median run, then the median "
     "ops/s; ratio: ops/s / ops/s of the first row (higher is faster).",
-    "95% CI: the distribution-free 95% confidence interval of the median, from order statistics, relative "
-    "to it; with fewer than 6 timed runs there is none (n<6) and the min-max range stands in when ranking. "
+    "95% CI: the distribution-free 95% confidence interval, from order statistics, of the ratio (the median "
+    "of its pairs), relative to it; for the baseline, of its median; with fewer than 6 pairs (or timed runs) "
+    "there is none (n<6) and the min-max range stands in when ranking. "
     "cv: coefficient of variation. 'not settled': two neighbours in rank order whose intervals overlap, "
     "so this run cannot say which is faster. A run that gives cells trials until their interval is within a "
     "target (+-3% by default) marks wide a row whose interval is still wider when its trials stopped, at "

@@ -22,6 +22,7 @@ from .document import RunReport
 from .figures import (
     LEGEND,
     failures_text,
+    interval_text,
     megabytes_text,
     rate_text,
     ratio_text,
@@ -497,8 +498,14 @@ def _columns(table: Table) -> list[tuple[str, str, Callable[[CellResult], str]]]
         ),
         (
             "ratio",
-            "median / median of the baseline" + (" (above 1 is faster)" if table.rate_format else ""),
+            "to the baseline: the median of the ratios of the row's trials to the baseline's trial that ran "
+            "nearest to each" + (" (above 1 is faster)" if table.rate_format else ""),
             lambda c: ratio_text(table.ratio(c)) if table.ratio(c) is not None else "–",
+        ),
+        (
+            "ratio\u00a0CI",
+            "the 95% confidence interval of that median, relative to it; n<6: fewer than 6 pairs of trials",
+            lambda c: interval_text(table.ratio_summary(c)) if table.ratio_summary(c) else "–",
         ),
     ]
     if table.delay:

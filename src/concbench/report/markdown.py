@@ -116,7 +116,7 @@ def _tail(table: Table, cell: CellResult, layout: SeedFormat) -> list[str]:
     return [
         *([f"{table.overhead(cell):.6f}"] if table.delay else []),
         ratio_text(ratio) if ratio is not None else "-",
-        interval_text(figure),
+        interval_text(table.interval(cell)),
         *([cv_text(figure)] if layout.cv else []),
         _memory(cell),
         units_text(units),

@@ -54,6 +54,7 @@ def cell_record(table: Table, cell: CellResult) -> dict:
         "sys_s": _summary(cell.system),
         "rate_per_s": _summary(cell.rate),
         "ratio": table.ratio(cell),
+        "ratio_paired": _summary(table.ratio_summary(cell)),
         "overhead_s": table.overhead(cell),
         "peak_kb": memory.median if memory else None,
         "memory_method": ("tree" if cell.memory_is_tree else "wait4") if memory else None,

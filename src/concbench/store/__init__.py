@@ -443,9 +443,9 @@ class Store:
                 )
             )
         return [
-            _trial_record(row, tuple(samples.get(row[0], ())))
-            for row in self.database.fetch(
-                f"SELECT {TRIAL_COLUMNS} FROM trials WHERE run_id = ? ORDER BY id", (run_id,)
+            _trial_record(row, tuple(samples.get(row[0], ())), seq)
+            for seq, row in enumerate(
+                self.database.fetch(f"SELECT {TRIAL_COLUMNS} FROM trials WHERE run_id = ? ORDER BY id", (run_id,))
             )
         ]
 
@@ -481,7 +481,7 @@ TRIAL_COLUMNS = """id, workload, runtime, mechanism, options, params, trial, sta
     runtime_info, stderr, voluntary_switches, involuntary_switches, strays, machine, machine_id"""
 
 
-def _trial_record(row: tuple, samples: tuple[Sample, ...]) -> TrialRecord:
+def _trial_record(row: tuple, samples: tuple[Sample, ...], seq: int | None = None) -> TrialRecord:
     cell = CellKey(row[1], row[2], row[3], tuple(json.loads(row[5]).items()), tuple(json.loads(row[4])))
     return TrialRecord(
         cell,
@@ -504,6 +504,7 @@ def _trial_record(row: tuple, samples: tuple[Sample, ...]) -> TrialRecord:
         machine=row[22],
         machine_id=row[23],
         samples=samples,
+        seq=seq,
     )
 
 
