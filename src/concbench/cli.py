@@ -1,6 +1,7 @@
-"""The `concbench` command: run, worker, show, report, compare, history, merge, list, doctor, setup."""
+"""The `concbench` command: run, ab, worker, show, report, compare, history, merge, list, doctor, setup."""
 
 import contextlib
+import dataclasses
 import json
 import signal
 import sys
@@ -11,14 +12,15 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from . import environment, leftovers, limits, merge, options, paths, runtimes, turns, worker, workloads
+from . import environment, leftovers, limits, merge, options, paths, runtimes, turns, versions, worker, workloads
 from . import setup as system
 from .display import printable
 from .errors import UserError
-from .plan import BOUNDS, MIN_RUN, PROFILE_SETTINGS, TARGET, Plan, Selection, choose, make_plan
+from .plan import BOUNDS, MIN_RUN, PROFILE_SETTINGS, TARGET, Plan, Selection, choose, make_plan, paired_plan
 from .progress import ProgressDisplay, schedule_lines
 from .protocol import Status
 from .records import Machine
+from .report import ab as ab_report
 from .report import comparison, document, export, figures, html, markdown, serialize, terminal
 from .report import machines as machines_view
 from .report.figures import duration_text
@@ -452,6 +454,9 @@ def _execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, machine:
         _send_journal(store, wait=False)
         store.set_state(run_id, "interrupted")
         done = len(store.finished_trials(run_id))
+        if done and show:
+            with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C skips the tables
+                _show(store, run_id)
         console.print(
             f"interrupted: {done} finished trials of run {run_id} are stored; "
             f"continue with: concbench run --resume {run_id}"
@@ -489,7 +494,10 @@ def _resumed(store: Store, which: str, asked: dict) -> tuple[int, Selection]:
     if any(value not in (None, (), {}) for value in asked.values()):
         raise UserError("--resume continues a run with its own selection: give no other options")
     info = _resumable(store, which)
-    return info.id, Selection.from_json(info.request)
+    selection = Selection.from_json(info.request)
+    if selection.ab:
+        raise UserError(f"run {info.id} is an A/B run, which cannot be resumed: its trials are stored; start it again")
+    return info.id, selection
 
 
 def _resumable(store: Store, which: str):
@@ -505,6 +513,206 @@ def _resumable(store: Store, which: str):
     if info.state == "complete":
         raise UserError(f"run {info.id} is complete: nothing to resume")
     return info
+
+
+AB_LEAST_PAIRS = 6  # the fewest pairs a signed-rank test can call a change with at p < 0.05
+AB_BUDGET = 180.0  # seconds: an A/B run's, unless --trials fixes its pairs
+AB_VERSION_HELP = (
+    "current (this checkout), dir:PATH (a folder of runtimes, in place of this checkout's of the same "
+    "name) or git:REV (this checkout's runtimes at a git revision)"
+)
+
+
+@cli.command()
+@WORKLOAD_OPTION
+@RUNTIME_OPTION
+@MECHANISM_OPTION
+@click.option(
+    "--profile",
+    type=click.Choice(list(PROFILE_SETTINGS)),
+    default="quick",
+    show_default=True,
+    help="Parameter set, as for run.",
+)
+@click.option(
+    "-p",
+    "--param",
+    "param",
+    multiple=True,
+    metavar="NAME=VALUE[,VALUE...]",
+    callback=options.overrides,
+    help="Override a parameter, as for run.",
+)
+@click.option(
+    "-o",
+    "--option",
+    "option",
+    multiple=True,
+    metavar="NAME",
+    callback=options.names,
+    help="A runtime option both versions take.",
+)
+@click.option(
+    "--a", "a", default=versions.CURRENT, show_default=True, metavar="VERSION", help=f"Version A: {AB_VERSION_HELP}."
+)
+@click.option(
+    "--b", "b", default=versions.CURRENT, show_default=True, metavar="VERSION", help=f"Version B: {AB_VERSION_HELP}."
+)
+@click.option(
+    "--a-option", multiple=True, metavar="NAME", callback=options.names, help="A runtime option only A takes."
+)
+@click.option(
+    "--b-option",
+    multiple=True,
+    metavar="NAME",
+    callback=options.names,
+    help="A runtime option only B takes, e.g. yjit, or the C and Go kits' test hook slow5.",
+)
+@click.option(
+    "--budget",
+    type=options.Duration("budget"),
+    metavar="TIME",
+    help="End within this time plus one trial: every cell's least pairs first, then more to the widest "
+    "intervals (default 3m; none with --trials).",
+)
+@click.option(
+    "--max-trials",
+    type=click.IntRange(AB_LEAST_PAIRS, BOUNDS["max_trials"][1]),
+    default=200,
+    show_default=True,
+    help="The most trials a side of a cell takes.",
+)
+@click.option(
+    "--trials",
+    type=click.IntRange(AB_LEAST_PAIRS, BOUNDS["trials"][1]),
+    help="Exactly this many pairs of trials a cell, instead of as many as the budget holds.",
+)
+@click.option(
+    "--threshold",
+    type=options.Finite(min=0),
+    default=2.0,
+    show_default=True,
+    metavar="PCT",
+    help="The smallest change in time worth calling, in percent.",
+)
+@click.option(
+    "--fail-on-regression",
+    type=options.Finite(min=0),
+    metavar="PCT",
+    help="Exit 1 if a cell is called slower by PCT percent or more (for CI).",
+)
+@MACHINE_OPTION
+@DB_OPTION
+@suite_options
+def ab(
+    workload,
+    runtime,
+    mechanism,
+    profile,
+    param,
+    option,
+    a,
+    b,
+    a_option,
+    b_option,
+    budget,
+    max_trials,
+    trials,
+    threshold,
+    fail_on_regression,
+    machine,
+    db,
+):
+    """Two versions of runtimes, A and B, run in one run, cell by cell, each
+    trial of B beside one of A (the order turning round every other pair),
+    with a verdict per cell: faster, slower, no change or too noisy.
+
+    The verdict is a paired test (Wilcoxon's signed-rank on the pairs' log
+    ratios, p adjusted across the cells, Benjamini-Hochberg): a change is
+    called at q < 0.05 and --threshold or more. Every trial is stored as in
+    run. Examples: concbench ab -r ruby --b-option yjit;
+    concbench ab -r c --a git:HEAD~3; concbench ab -r mine --a dir:v1 --b dir:v2."""
+    if fail_on_regression is not None:  # a regression that is not called cannot fail
+        threshold = min(threshold, fail_on_regression)
+    sides = versions.parse("a", a, option + a_option), versions.parse("b", b, option + b_option)
+    store = open_store(db or paths.default_db())
+    store.said = _say
+    store.hold_for_run()
+    with versions.Checkouts() as checkouts:
+        plan, selection, found = _ab_plan(
+            checkouts,
+            sides,
+            dict(
+                profile=profile,
+                workloads=workload,
+                runtimes=runtime,
+                mechanisms=mechanism,
+                params=param,
+                trials=trials,
+                budget=budget if budget or trials else AB_BUDGET,
+                **({} if trials else dict(max_trials=max_trials, target=threshold / 2 or None)),
+            ),
+        )
+        here = environment.fingerprint(found, selection.caps, machine)
+        run_id = store.begin_run(selection.to_json(), here)
+        code = _run_plan(plan, selection, store, run_id, Machine.of(here), show=False)
+    if code == INTERRUPTED:
+        return code
+    found = ab_report.changes(
+        store.trials(run_id), document.load_specs(), ab_report.Sides.of(selection.to_json()), threshold / 100
+    )
+    console.print(terminal.run_header(store.run(run_id)))
+    for letter in ("a", "b"):
+        console.print(printable(f"{letter}: {selection.ab[letter]}"))
+    for line in terminal.render_changes(found, sides=("A", "B")):
+        console.print(line)
+    console.print()
+    console.print(terminal.change_summary(found))
+    return max(code, _regressions(found, fail_on_regression))
+
+
+def _ab_plan(checkouts, sides, asked: dict) -> tuple[Plan, Selection, list[runtimes.Runtime]]:
+    """The paired plan of both versions, the selection that records them, and
+    both versions' runtimes."""
+    a, b = sides
+    origins = {
+        "a": checkouts.origin(a),
+        "b": checkouts.origin(b),
+        "a_options": ",".join(a.options),
+        "b_options": ",".join(b.options),
+    }
+    specs = workloads.load_all()
+    selections = [Selection.asked(options=v.options, ab=origins, **asked) for v in sides]
+    choices = [choose(s, specs, checkouts.runtimes(v)) for s, v in zip(selections, sides)]
+    _build([rt for c in choices for rt in c.runtimes])
+    plans = [make_plan(c) for c in choices]
+    if versions.lettered(a, b):
+        for version, choice in zip(sides, choices):
+            for rt in choice.runtimes:
+                rt.name = f"{rt.manifest.name}@{version.letter}"
+    plan = paired_plan(*plans)
+    if not plan.cells:
+        raise UserError("nothing to run: no selected cell runs on both versions")
+    least = max(AB_LEAST_PAIRS, plan.settings.trials)
+    plan = dataclasses.replace(plan, settings=dataclasses.replace(plan.settings, trials=least))
+    return plan, selections[0], [rt for c in choices for rt in c.runtimes]
+
+
+def _regressions(found, fail_on_regression) -> int:
+    """1 if a cell was called slower by fail_on_regression percent or more, each named."""
+    if fail_on_regression is None:
+        return 0
+    regressions = [
+        c for c in found if c.verdict == comparison.Verdict.SLOWER and c.slowdown * 100 >= fail_on_regression
+    ]
+    for c in regressions:
+        console.print(
+            Text.assemble(
+                ("regression", "bold red"),
+                printable(f" {c.table.workload} {c.table.params_text} {c.row}: {c.slowdown:.1%} more time"),
+            )
+        )
+    return 1 if regressions else 0
 
 
 @cli.command(name="worker")
@@ -763,19 +971,7 @@ def compare(before, after, threshold, fail_on_regression, across_machines, db):
         console.print(line)
     console.print()
     console.print(terminal.change_summary(found))
-    if fail_on_regression is None:
-        return 0
-    regressions = [
-        c for c in found if c.verdict == comparison.Verdict.SLOWER and c.slowdown * 100 >= fail_on_regression
-    ]
-    for c in regressions:
-        console.print(
-            Text.assemble(
-                ("regression", "bold red"),
-                printable(f" {c.table.workload} {c.table.params_text} {c.row}: {c.slowdown:.1%} more time"),
-            )
-        )
-    return 1 if regressions else 0
+    return _regressions(found, fail_on_regression)
 
 
 def _refuse_other_machines(runs, trials) -> None:

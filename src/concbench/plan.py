@@ -99,6 +99,7 @@ class Selection(pydantic.BaseModel):
     max_trials: int | None = _bounded("max_trials")
     budget: float | None = _bounded("budget")  # seconds
     repeat_of: int | None = None  # the run this one repeats, to see the machine's noise (--repeat-check)
+    ab: dict[str, str] | None = None  # an A/B run's versions: where "a" and "b" come from (concbench ab)
     # Caps on each trial, stored as they were applied (0: none), so that a
     # resumed run keeps them.
     memory_limit: Annotated[int, _cap("memory_limit")] = pydantic.Field(
@@ -179,6 +180,9 @@ class Plan:
     caps: limits.Limits
     notes: list[Note] = field(default_factory=list)
     warmup_given: bool = False  # --warmup: every trial takes exactly that many
+    # Each cell's reference, by cell id: the cell its ratio is to, whose trials
+    # its own run beside (schedule.py, pairs.py). A reference has none.
+    references: dict[str, str] = field(default_factory=dict)
 
     def settings_for(self, cell: Cell) -> Settings:
         """The plan's settings, but one timed run and no warm-up for a workload
@@ -241,7 +245,21 @@ def make_plan(choice: Choice) -> Plan:
         selection.caps,
         _notes(cells),
         warmup_given=selection.warmup is not None,
+        references=table_references(cells),
     )
+
+
+def table_references(cells: list[Cell]) -> dict[str, str]:
+    """Each cell's table baseline, as the reports choose it: the workload's
+    baseline row where the plan has it, else the table's first cell."""
+    tables: dict[tuple, list[Cell]] = {}
+    for cell in cells:
+        tables.setdefault((cell.workload.id, cell.key.params_text), []).append(cell)
+    references = {}
+    for members in tables.values():
+        baseline = next((c for c in members if c.key.row == c.workload.baseline), members[0])
+        references |= {c.key.id: baseline.key.id for c in members if c is not baseline}
+    return references
 
 
 def _notes(cells: list[Cell]) -> list[Note]:
@@ -270,3 +288,25 @@ def _check_mechanisms(wanted: tuple[str, ...], runtimes: list[Runtime]) -> None:
     known = {f"{r.name}/{m}" for r in runtimes for m in r.manifest.mechanisms}
     known |= {m.split("/")[1] for m in known}
     check_names("mechanism", wanted, known)
+
+
+def paired_plan(a: Plan, b: Plan) -> Plan:
+    """An A/B run's plan: each cell both versions can run, A's then B's, B's
+    ratio to A's, with A's settings; the cells only one side can run are
+    skipped with the reason."""
+    b_cells = {_same_work(c): c for c in b.cells}
+    cells, references = [], {}
+    for cell in a.cells:
+        twin = b_cells.get(_same_work(cell))
+        if twin is not None:
+            cells += [cell, twin]
+            references[twin.key.id] = cell.key.id
+    lonely = [c for c in a.cells + b.cells if c not in cells]
+    skipped = [*a.skipped, *b.skipped] + [
+        Skipped(c.workload.id, c.key.row, "n/a", "the other version cannot run it", c.key.params_text) for c in lonely
+    ]
+    return replace(a, cells=cells, skipped=skipped, notes=[*a.notes, *b.notes], references=references)
+
+
+def _same_work(cell: Cell) -> tuple:
+    return cell.workload.id, cell.key.params_text, cell.runtime.manifest.name, cell.mechanism

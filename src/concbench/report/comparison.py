@@ -47,6 +47,19 @@ class Change:
             self.table.figure(c).median if c and self.table.figure(c) else None for c in (self.before, self.after)
         )
 
+    noise_of = "median"  # what the noise makes uncertain, in the verdict's words
+
+    @property
+    def ratio(self) -> float | None:
+        """after / before, of the figure the table shows."""
+        before, after = self.medians
+        return after / before if before and after else None
+
+    @property
+    def too_few(self) -> str:
+        n, m = self.sizes
+        return f"{n} and {m} runs cannot give p < {ALPHA}"
+
     @property
     def slowdown(self) -> float | None:
         """How much longer the work takes after than before (-0.2: 20% less time);
@@ -104,7 +117,13 @@ def changes(
         for table in tables(trials, [], specs):
             for cell in table.rows:
                 cells.setdefault(cell.key, {"table": table})[side] = cell
-    found = [Change(c["table"], key.row, c.get("before"), c.get("after"), threshold) for key, c in cells.items()]
+    return adjusted(
+        [Change(c["table"], key.row, c.get("before"), c.get("after"), threshold) for key, c in cells.items()]
+    )
+
+
+def adjusted(found: list[Change]) -> list[Change]:
+    """The changes, each tested one with its q: p adjusted across them all."""
     tested = [c for c in found if c.p is not None]
-    adjusted = dict(zip(map(id, tested), benjamini_hochberg([c.p for c in tested])))
-    return [replace(c, q=adjusted[id(c)]) if id(c) in adjusted else c for c in found]
+    qs = dict(zip(map(id, tested), benjamini_hochberg([c.p for c in tested])))
+    return [replace(c, q=qs[id(c)]) if id(c) in qs else c for c in found]

@@ -70,7 +70,7 @@ def render(table: Table) -> list[Text]:
                 )
             )
         else:
-            spread = _spread(table.figure(cell), with_cv=SEED_FORMATS[table.rate_format].cv)
+            spread = _spread(table.interval(cell), table.figure(cell), with_cv=SEED_FORMATS[table.rate_format].cv)
             overhead = f" {table.overhead(cell):10.6f}" if table.delay else ""
             lines.append(
                 Text.assemble(
@@ -194,8 +194,8 @@ _TAIL_HEADER = "     memory      units     live{evidence}  trials"
 _SPREAD_HEADER = "       95% CI      cv"
 
 
-def _spread(summary: Summary, with_cv: bool) -> str:
-    return f" {interval_text(summary):>13} {cv_text(summary) if with_cv else '':>7}"
+def _spread(interval: Summary, figure: Summary, with_cv: bool) -> str:
+    return f" {interval_text(interval):>13} {cv_text(figure) if with_cv else '':>7}"
 
 
 def _ratio(ratio: float | None) -> str:
@@ -247,7 +247,7 @@ def failure_lines(cell: CellResult) -> list[Text]:
     return lines
 
 
-def render_changes(changes: list[Change]) -> list[Text]:
+def render_changes(changes: list[Change], sides: tuple[str, str] = ("before", "after")) -> list[Text]:
     """The Before/After tables: per cell both medians, their ratio, the test's
     p-value and the verdict; one table per workload and parameter set."""
     groups: dict[tuple[str, str], list[Change]] = {}
@@ -262,12 +262,13 @@ def render_changes(changes: list[Change]) -> list[Text]:
             Text(),
             Text(_heading(table), style="bold"),
             Text(
-                f"{'':<{width}} {'before ' + unit:>14} {'after ' + unit:>14}      ratio         q  change", style="dim"
+                f"{'':<{width}} {sides[0] + ' ' + unit:>14} {sides[1] + ' ' + unit:>14}      ratio         q  change",
+                style="dim",
             ),
         ]
         for change in group:
             before, after = change.medians
-            ratio = _ratio(after / before) if before and after else f"{'-':>10}"
+            ratio = _ratio(change.ratio)
             p = f"{change.q:9.3f}" if change.q is not None else f"{'-':>9}"
             lines.append(
                 Text.assemble(
@@ -299,13 +300,12 @@ def _verdict(change: Change) -> Text:
             return Text(f"no change ({slowdown:+.1%}, {why})", style="dim")
         case Verdict.NOISY:
             return Text(
-                f"too noisy ({slowdown:+.1%}): its median could be off by {change.noise:.0%}, "
+                f"too noisy ({slowdown:+.1%}): its {change.noise_of} could be off by {change.noise:.0%}, "
                 f"more than the {change.threshold:.0%} threshold: give it more runs",
                 style="yellow",
             )
         case Verdict.UNTESTABLE:
-            n, m = change.sizes
-            return Text(f"untested ({slowdown:+.1%}): {n} and {m} runs cannot give p < {ALPHA}", style="yellow")
+            return Text(f"untested ({slowdown:+.1%}): {change.too_few}", style="yellow")
     missing = (
         "only in the after run"
         if change.before is None

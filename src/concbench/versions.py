@@ -1,0 +1,103 @@
+"""The two versions of a runtime that `concbench ab` sets against each other.
+A version is this checkout's runtimes, a folder of runtimes, or a git
+revision of this checkout, each with runtime options of its own (-o yjit
+against none). Where both sides would have the same rows, each side's
+runtimes carry its letter (c@a, c@b), so that one run holds both."""
+
+import io
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import paths, runtimes
+from .errors import UserError
+
+CURRENT = "current"
+
+
+@dataclass(frozen=True)
+class Version:
+    letter: str  # "a" or "b"
+    given: str  # as given: current, dir:PATH or git:REV
+    options: tuple[str, ...]
+
+    @property
+    def kind(self) -> str:
+        return self.given.partition(":")[0] if ":" in self.given else self.given
+
+    @property
+    def where(self) -> str:
+        return self.given.partition(":")[2]
+
+
+def parse(letter: str, given: str, options: tuple[str, ...]) -> Version:
+    version = Version(letter, given, options)
+    if given != CURRENT and version.kind not in ("dir", "git") or (version.kind != CURRENT and not version.where):
+        raise UserError(f"--{letter} {given!r}: expected current, dir:PATH (a folder of runtimes) or git:REV")
+    if version.kind == "dir" and not Path(version.where).expanduser().is_dir():
+        raise UserError(f"--{letter} {given!r}: {version.where} is not a folder")
+    return version
+
+
+def lettered(a: Version, b: Version) -> bool:
+    """Whether the sides' rows need their letters: only options tell rows apart."""
+    return a.options == b.options
+
+
+class Checkouts:
+    """The runtimes of each version, a git revision's unpacked in a temporary
+    folder for as long as the A/B run lasts."""
+
+    def __init__(self):
+        self._folder = tempfile.TemporaryDirectory(prefix="concbench-ab-")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._folder.cleanup()
+
+    def runtimes(self, version: Version) -> dict[str, runtimes.Runtime]:
+        """This checkout's runtimes (and those given with --runtimes), the
+        version's own in place of those of the same name."""
+        found = runtimes.load_all()
+        if version.kind == "dir":
+            found |= runtimes.load_all([Path(version.where).expanduser()])
+        elif version.kind == "git":
+            found |= runtimes.load_all([self._unpack(version)])
+        return found
+
+    def origin(self, version: Version) -> str:
+        """Where the version comes from, as the run records it."""
+        options = f" with -o {','.join(version.options)}" if version.options else ""
+        if version.kind == "git":
+            return f"git {version.where} ({_commit(version.where)}){options}"
+        if version.kind == "dir":
+            return f"runtimes in {Path(version.where).expanduser().resolve()}{options}"
+        return f"this checkout{options}"
+
+    def _unpack(self, version: Version) -> Path:
+        into = Path(self._folder.name) / version.letter
+        archive = _git("archive", "--format=tar", _commit(version.where), "runtimes", text=False)
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(into, filter="data")
+        return into / "runtimes"
+
+
+def _commit(revision: str) -> str:
+    return _git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").strip()
+
+
+def _git(*args: str, text: bool = True):
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(paths.PROJECT), *args], capture_output=True, text=text, stdin=subprocess.DEVNULL
+        )
+    except OSError as e:
+        raise UserError(f"git: {e}") from None
+    if done.returncode != 0:
+        said = done.stderr if text else done.stderr.decode(errors="replace")
+        raise UserError(f"git {args[0]} {args[-1]!r} failed: {said.strip() or 'no such revision'}")
+    return done.stdout

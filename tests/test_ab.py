@@ -1,0 +1,89 @@
+"""concbench ab end to end: two versions in one run, each B trial beside an A
+trial, a verdict per cell and an exit code for CI; with the fake runtime's
+sleeper, whose runs take the time they report."""
+
+import json
+import sqlite3
+
+import pytest
+from conftest import assert_one_line_error, concbench
+
+
+def ab(env, *args, wall_ms=5, noise=0.02):
+    return concbench(
+        "ab",
+        "-w",
+        "triangle",
+        "-m",
+        "sleeper",
+        *args,
+        env={**env, "FAKE_WALL_NS": str(wall_ms * 1_000_000), "FAKE_NOISE": str(noise)},
+    )
+
+
+def rows(env) -> list[tuple[str, str, int]]:
+    with sqlite3.connect(env["CONCBENCH_DB"]) as db:
+        return db.execute("SELECT runtime, options, count(*) FROM trials GROUP BY runtime, options").fetchall()
+
+
+def test_a_version_against_itself_is_no_change_and_each_side_has_rows_of_its_own(fake_env):
+    done = ab(fake_env, "--trials", "8")
+    assert done.returncode == 0, done.stderr
+    assert "a: this checkout" in done.stdout and "b: this checkout" in done.stdout
+    assert "A real" in done.stdout and "B real" in done.stdout
+    line = next(line for line in done.stdout.splitlines() if line.startswith("fake/sleeper"))
+    assert "slower" not in line and "faster" not in line
+    found = {runtime: count for runtime, _, count in rows(fake_env)}
+    assert set(found) == {"fake@a", "fake@b"} and found["fake@a"] == found["fake@b"] == 8
+    with sqlite3.connect(fake_env["CONCBENCH_DB"]) as db:
+        request = json.loads(db.execute("SELECT request FROM runs").fetchone()[0])
+    assert request["ab"] == {"a": "this checkout", "b": "this checkout", "a_options": "", "b_options": ""}
+
+
+def test_the_order_turns_round_every_other_pair(fake_env):
+    assert ab(fake_env, "--trials", "6").returncode == 0
+    with sqlite3.connect(fake_env["CONCBENCH_DB"]) as db:
+        order = [runtime for (runtime,) in db.execute("SELECT runtime FROM trials ORDER BY id")]
+    assert order[:6] == ["fake@a", "fake@b", "fake@b", "fake@a", "fake@a", "fake@b"]
+
+
+def test_a_known_slowdown_is_called_slower_and_fails_the_ci_gate(fake_env):
+    """B's option makes every run 20% longer: called slower, and exit 1 with
+    --fail-on-regression 10."""
+    done = ab(fake_env, "--b-option", "slower", "--trials", "8", "--fail-on-regression", "10")
+    assert done.returncode == 1, done.stderr
+    assert "slower: " in done.stdout
+    assert "regression triangle n=100 fake/sleeper" in done.stdout
+    assert {(runtime, options) for runtime, options, _ in rows(fake_env)} == {("fake", "[]"), ("fake", '["slower"]')}
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--b", "nonsense"], "--b 'nonsense': expected current, dir:PATH"),
+        (["--a", "dir:/no/such/folder"], "/no/such/folder is not a folder"),
+        (["--b", "git:no-such-revision"], "git rev-parse 'no-such-revision^{commit}' failed"),
+        (["--b-option", "nosuch"], "unknown option"),
+        (["-w", "nosuch"], "unknown workload"),
+    ],
+)
+def test_bad_versions_are_one_line_errors(fake_env, args, fragment):
+    assert_one_line_error(concbench("ab", *args, env=fake_env), fragment)
+
+
+def test_an_ab_run_is_not_resumed_by_run(fake_env):
+    assert ab(fake_env, "--trials", "6").returncode == 0
+    with sqlite3.connect(fake_env["CONCBENCH_DB"]) as db:
+        db.execute("UPDATE runs SET state = 'interrupted'")
+    assert_one_line_error(concbench("run", "--resume", env=fake_env), "is an A/B run, which cannot be resumed")
+
+
+def test_a_git_revision_is_unpacked_and_built_apart(fake_env, tmp_path):
+    """git:HEAD: the C kit of this checkout's last commit, built in a folder
+    of its own, against the working tree's."""
+    env = {**fake_env, "CONCBENCH_BUILTINS": "on", "CONCBENCH_DB": str(tmp_path / "git.db")}
+    done = concbench("ab", "-r", "c", "-m", "c/none", "-w", "invoke", "--b", "git:HEAD", "--trials", "6", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "b: git HEAD (" in done.stdout
+    with sqlite3.connect(env["CONCBENCH_DB"]) as db:
+        assert {r for (r,) in db.execute("SELECT DISTINCT runtime FROM trials")} == {"c@a", "c@b"}
