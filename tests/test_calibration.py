@@ -131,6 +131,7 @@ def test_the_repeat_check_runs_twice_and_shows_how_far_the_medians_moved(fake_en
     assert done.returncode == 0, done.stderr
     assert "repeat check: run 2 repeats run 1: the medians of its 2 cells differ by 0.0% (median)" in done.stdout
     assert "compare calls 0 changed" in done.stdout
+    assert "the ratios of its 1 rows to their baselines moved by" in done.stdout
     page = tmp_path / "check.html"
     assert concbench("report", "2", "-o", page, env=fake_env).returncode == 0
     html = page.read_text()
