@@ -7,7 +7,7 @@ import functools
 import time
 from typing import Protocol
 
-from . import calibration, protocol, trial
+from . import calibration, noise, protocol, trial
 from .limits import Limits
 from .plan import Cell, Plan, Settings
 from .protocol import Expectations, Response, Status
@@ -25,6 +25,7 @@ class Observer(Protocol):
 
 
 def execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer: Observer, machine: Machine) -> None:
+    meter = noise.Meter.started(store, run_id)
     measure_floors(plan, store, run_id)
     calibrate_all(plan, schedule, store, run_id, observer)
     while (step := schedule.next()) is not None:
@@ -38,6 +39,7 @@ def execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer:
         store.add_trial(run_id, record)
         schedule.record(record, time.monotonic_ns() - start)
         observer.finished(record)
+        meter.between()
 
 
 def calibrate_all(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer: Observer) -> None:
