@@ -341,3 +341,4 @@ def test_a_run_probes_the_machines_speed_between_its_trials(fake_env):
     probes = store.open_store(fake_env["CONCBENCH_DB"], create=False).probes(1)
     assert probes and all(p.work_ns > 0 for p in probes)  # one as it starts, then at most one a second
     assert len(probes) <= 7
+    assert "machine speed: " in done.stdout
