@@ -46,6 +46,7 @@ def test_too_few_probes_say_so_and_none_say_nothing():
     found = noise.speed(probes([4.0, 12.0, 4.0, 4.0]))
     assert found.range is None and found.slow_share is None
     assert found.line() == "machine speed: 4 probes, too few to say how it varied (it takes 5)"
+    assert noise.speed(probes([4.0])).text() == "1 probe, too few to say how it varied (it takes 5)"
     assert noise.speed([]) is None
 
 

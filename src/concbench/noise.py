@@ -101,7 +101,7 @@ class Speed:
 
     def text(self) -> str:
         if self.range is None:
-            return f"{self.probes} probes, too few to say how it varied (it takes {LEAST})"
+            return f"{self.probes} probe{'s' * (self.probes > 1)}, too few to say how it varied (it takes {LEAST})"
         return (
             f"varied up to {self.range:.1f}x during this run (p95/p5 {self.p95_p5:.1f}x; "
             f"slower than {SLOW:g}x its median in {self._slow_text()})"
