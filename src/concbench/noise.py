@@ -19,8 +19,8 @@ from .store import Store
 # (2.9 ms at its fastest), long enough for a clock's resolution and a
 # scheduler's tick not to matter, short enough to leave a run its time.
 WORK = 150_000
-# Seconds of a run at least between two probes: a probe and its write cost
-# about 5 ms, so the run gives under 1% of its time to them.
+# Seconds of a run at least between two probes: a probe and its write take
+# about 7 ms here, so a run gives under 1% of its time to them.
 PROBE_EVERY = 1.0
 SLOW = 1.5  # a probe over this many times the run's median one is in a burst
 LEAST = 5  # fewer probes say nothing about how the speed varied
