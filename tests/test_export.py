@@ -2,12 +2,14 @@
 verified, failed and n/a cells: every trial and run is exported, the
 summaries match the trials, and text from a runtime cannot break a table."""
 
+import contextlib
 import csv
 import io
 import json
 import os
 import re
 import shutil
+import sqlite3
 import statistics
 
 import pytest
@@ -57,7 +59,18 @@ def env(tmp_path_factory):
     )
     second = concbench("run", "-w", "tally", "-m", "honest", "--profile", "smoke", "--runs", "3", env=env)
     assert first.returncode == 1 and second.returncode == 0, first.stderr + second.stderr
+    with contextlib.closing(sqlite3.connect(env["CONCBENCH_DB"])) as db, db:
+        db.execute("DELETE FROM probes")  # run 2: a run from before the machine was probed
+        db.executemany("INSERT INTO probes (run_id, at, work_ns) VALUES (1, ?, ?)", PROBES)
     return env
+
+
+# Run 1's probes: 4 ms, then a burst of three probes 2 s apart at 3 to 4 times that.
+PROBES = [(i * 2 * 10**9, ms * 10**6) for i, ms in enumerate([4, 4, 5, 4, 12, 16, 14, 4, 4, 4])]
+SPEED = (
+    "machine speed: varied up to 4.0x during this run (p95/p5 3.8x; slower than 1.5x its median "
+    "in 30% of 10 probes, the longest such spell 4.0 s)"
+)
 
 
 def report(env, fmt, run=1):
@@ -184,3 +197,17 @@ def test_show_and_report_narrow_a_stored_run_to_workloads_runtimes_and_mechanism
 def test_narrowing_to_a_name_the_run_lacks_is_a_one_line_error(env, option, name):
     for command in ("show", "report"):
         assert_one_line_error(concbench(command, "1", option, name, env=env), f"{name!r}", "known:")
+
+
+def test_every_format_says_how_the_machines_speed_varied_and_nothing_without_probes(env, tmp_path):
+    shown = concbench("show", "1", env=env).stdout
+    assert shown.splitlines()[2] == SPEED  # under the run and its environment
+    assert f"\n{SPEED}.\n" in report(env, "md")
+    speed = json.loads(report(env, "json"))["machine_speed"]
+    assert speed["probes"] == 10 and speed["range"] == 4.0 and speed["slow_share"] == 0.3
+    assert speed["longest_spell_s"] == 4.0 and SPEED.endswith(speed["text"])
+    page = tmp_path / "run.html"
+    assert concbench("report", "1", "-o", page, env=env).returncode == 0
+    assert "<th>machine speed</th><td>varied up to 4.0x during this run" in page.read_text()
+    assert "machine speed" not in concbench("show", "2", env=env).stdout + report(env, "md", run=2)
+    assert json.loads(report(env, "json", run=2))["machine_speed"] is None

@@ -301,11 +301,12 @@ def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
             .replace(schema.RUN_UUID_COLUMN, "")
             .replace(schema.TRIAL_MACHINE_COLUMNS, "")
             .replace(schema.WORKER_TABLES, "")
+            .replace(schema.PROBES_TABLE, "")
         )
         assert "ops INTEGER" not in v1 and "params TEXT NOT NULL DEFAULT" not in v1
         assert "peak_live" not in v1 and "switches" not in v1 and "floors" not in v1
         assert "strays" not in v1 and "repeat" not in v1 and "calibrations" not in v1
-        assert "uuid" not in v1 and "machine_id" not in v1 and "TABLE planned" not in v1
+        assert "uuid" not in v1 and "machine_id" not in v1 and "TABLE planned" not in v1 and "probes" not in v1
         connection.executescript(v1 + "PRAGMA user_version = 1;")
         connection.execute("INSERT INTO runs VALUES (1, 'then', 'then', 'complete', '{\"profile\": \"smoke\"}', '{}')")
     copy = shutil.copy(old, tmp_path / "v1-copy.db")
@@ -315,3 +316,30 @@ def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
     older = store.open_store(old, create=False).run(1)  # without caps on a trial, a fixed plan, no calibration
     assert older.request == {"profile": "smoke", "memory_limit": 0, "process_limit": 0, "trials": 1, "min_run": 0}
     assert older.uuid == store.open_store(copy).run(1).uuid  # every copy of it is one run to merge
+
+
+def test_a_database_of_schema_7_gets_the_probes_of_the_machines_speed(fake_env, tmp_path):
+    old = tmp_path / "v7.db"
+    with sqlite3.connect(old) as connection:
+        connection.executescript(schema.SCHEMA.replace(schema.PROBES_TABLE, "") + "PRAGMA user_version = 7;")
+        connection.execute(
+            "INSERT INTO runs (id, uuid, started, state, request, environment) "
+            "VALUES (1, 'u', 'then', 'complete', '{\"profile\": \"smoke\"}', '{}')"
+        )
+    migrated = store.open_store(old, create=False)
+    assert migrated.probes(1) == []  # a run from before: nothing to say
+    done = concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", "--db", old, env=fake_env)
+    assert done.returncode == 0, done.stderr
+    assert "machine speed" not in concbench("show", "1", "--db", old, env=fake_env).stdout
+    assert store.open_store(old, create=False).probes(2)  # the new run's
+    with sqlite3.connect(old) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone() == (8,)
+
+
+def test_a_run_probes_the_machines_speed_between_its_trials(fake_env):
+    done = concbench("run", "-w", "triangle", "-m", "honest,slow", "--profile", "smoke", "--trials", "3", env=fake_env)
+    assert done.returncode == 0, done.stderr
+    probes = store.open_store(fake_env["CONCBENCH_DB"], create=False).probes(1)
+    assert probes and all(p.work_ns > 0 for p in probes)  # one as it starts, then at most one a second
+    assert len(probes) <= 7
+    assert "machine speed: " in done.stdout

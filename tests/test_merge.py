@@ -58,7 +58,7 @@ def shown(db, run, env):
 def contents(location, run_id):
     """All a store holds of a run but its number."""
     found = open_store(str(location), create=False)
-    reads = (found.trials, found.skipped, found.notes, found.floors, found.calibrations, found.progress)
+    reads = (found.trials, found.skipped, found.notes, found.floors, found.calibrations, found.progress, found.probes)
     return dataclasses.replace(found.run(run_id), id=None), *(read(run_id) for read in reads)
 
 
@@ -103,6 +103,7 @@ def test_two_files_are_merged_into_a_third_as_they_are(sources, fake_env, tmp_pa
     ]
     assert (a.read_bytes(), b.read_bytes()) == before  # only read
     assert [count(into, table) for table in ("runs", "trials", "samples", "skipped")] == [3, 4, 4, 1]
+    assert count(into, "probes") == count(a, "probes") + count(b, "probes") > 0
     assert_same_runs(a, [1], into, [1])
     assert_same_runs(b, [1, 2], into, [2, 3])
     assert shown(into, 3, fake_env) == shown(b, 2, fake_env)
@@ -141,13 +142,13 @@ def test_a_source_of_another_schema_is_refused_and_nothing_changes(sources, fake
     into = tmp_path / "all.db"
     merged(b, "--into", into, env=fake_env)
     before = dump(into)
-    for version, advice in ((6, "concbench show --db"), (8, "update concbench")):
+    for version, advice in ((7, "concbench show --db"), (9, "update concbench")):
         other = shutil.copy(a, tmp_path / f"v{version}.db")
         with contextlib.closing(sqlite3.connect(other)) as db:
             db.execute(f"PRAGMA user_version = {version}")
         untouched = other.read_bytes()
         done = concbench("merge", b, other, "--into", into, env=fake_env)
-        assert_one_line_error(done, str(other), f"schema {version}", "(schema 7)", advice)
+        assert_one_line_error(done, str(other), f"schema {version}", "(schema 8)", advice)
         assert other.read_bytes() == untouched  # never migrated
         assert dump(into) == before
 

@@ -14,7 +14,7 @@ from cluster import Cluster, server_bin
 from conftest import assert_one_line_error, concbench
 
 from concbench.protocol import Status
-from concbench.records import CellKey, TrialRecord
+from concbench.records import CellKey, Probe, TrialRecord
 from concbench.store import open_store
 
 
@@ -85,7 +85,8 @@ def test_the_commands_work_on_a_server_as_on_a_file(pg_env, tmp_path):
     assert len(trials) == 4 and {t["status"] for t in trials} == {"ok"}
     page = tmp_path / "r.html"
     assert concbench("report", "-o", page, env=pg_env).returncode == 0 and "fake/slow" in page.read_text()
-    assert rows(pg_env, "SELECT version FROM concbench_schema") == [(7,)]
+    assert rows(pg_env, "SELECT version FROM concbench_schema") == [(8,)]
+    assert rows(pg_env, "SELECT count(*) > 0 FROM probes GROUP BY run_id ORDER BY run_id") == [(True,), (True,)]
     assert "a secret" not in concbench("show", env=pg_env).stdout  # the password is never shown
 
 
@@ -205,3 +206,21 @@ def test_trials_kept_while_the_server_stays_away_are_sent_by_the_next_command(se
     later = open_store(pg_env["CONCBENCH_DB"], create=False)  # the next command sends them
     assert [(t.trial, t.wall_ns) for t in later.trials(run_id)] == [(0, 1), (1, 2)]
     assert later.journal.pending() == 0 and not list(later.journal.folder.iterdir())
+
+
+def test_a_schema_7_database_gets_probes_and_a_probe_while_the_server_is_away_is_dropped(server, pg_env, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", pg_env["XDG_STATE_HOME"])
+    run_id = open_store(pg_env["CONCBENCH_DB"]).begin_run({"profile": "smoke"}, {})
+    with psycopg.connect(pg_env["CONCBENCH_DB"], autocommit=True) as db:
+        db.execute("DROP TABLE probes")
+        db.execute("UPDATE concbench_schema SET version = 7")
+    store = open_store(pg_env["CONCBENCH_DB"], create=False)
+    assert rows(pg_env, "SELECT version FROM concbench_schema") == [(8,)]
+    store.add_probe(run_id, Probe(1, 4_000_000))
+    server.stop()
+    try:
+        store.add_probe(run_id, Probe(2, 5_000_000))  # neither waits for the server nor fails the run
+        assert store.journal.pending() == 0
+    finally:
+        server.start()
+    assert open_store(pg_env["CONCBENCH_DB"], create=False).probes(run_id) == [Probe(1, 4_000_000)]

@@ -823,6 +823,8 @@ def show(run_id, workload, runtime, mechanism, as_json, db):
 def _show(store: Store, run_id: int, wanted: CellFilter = CellFilter()) -> int:
     report = document.build(store, run_id, wanted)
     console.print(terminal.run_header(report.run, report.environment))
+    if report.speed:
+        console.print(report.speed.line())
     if progress := store.progress(run_id):
         console.print(printable(_progress_text(progress)))
         for cell, index, name in progress.claimed:

@@ -140,3 +140,12 @@ class Calibration:
     run_ns: int | None = None  # the calibrating run's wall time; None where it failed
     trial_ns: int | None = None  # the calibrating trial's, start-up included
     detail: str = ""  # '' if measured in its run; else where it comes from ('run 3'), or why it failed
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The machine's speed at one moment of a run: how long a fixed amount of
+    pure CPU work took in the harness's own process, between trials (noise.py)."""
+
+    at_ns: int  # when, in nanoseconds since the epoch
+    work_ns: int  # its wall time

@@ -7,7 +7,7 @@ import functools
 import time
 from typing import Protocol
 
-from . import calibration, protocol, trial
+from . import calibration, noise, protocol, trial
 from .limits import Limits
 from .plan import Cell, Plan, Settings
 from .protocol import Expectations, Response, Status
@@ -24,6 +24,7 @@ class Observer(Protocol):
 
 
 def execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer: Observer, machine: Machine) -> None:
+    meter = noise.Meter.started(store, run_id)
     measure_floors(plan, store, run_id)
     known_calibrations(plan, schedule, store, run_id)
     while (step := schedule.next()) is not None:
@@ -39,6 +40,7 @@ def execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer:
             schedule.calibrated(cell, store.add_calibration(run_id, cell.key.id, found))
         schedule.record(record, time.monotonic_ns() - start)
         observer.finished(record)
+        meter.between()
 
 
 def known_calibrations(plan: Plan, schedule: Schedule, store: Store, run_id: int) -> None:

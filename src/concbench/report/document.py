@@ -3,7 +3,7 @@ format: the tables, the diagnosis, the environment and the trials."""
 
 from dataclasses import dataclass
 
-from .. import environment, workloads
+from .. import environment, noise, workloads
 from ..errors import UserError
 from ..plan import Selection
 from ..protocol import Status
@@ -22,6 +22,7 @@ class RunReport:
     environment: list[tuple[str, str]]
     trials: list[TrialRecord]
     repeat_check: stability.Stability | None = None  # where the run repeats another (--repeat-check)
+    speed: noise.Speed | None = None  # how the machine's speed varied; None for a run without probes
 
     @property
     def failed(self) -> list[TrialRecord]:
@@ -65,7 +66,8 @@ def build(store: Store, run_id: int | None = None, wanted: CellFilter = CellFilt
         checked = stability.check(first, run.id, earlier, trials, specs)
     else:
         checked = None
-    return RunReport(run, tables, diagnosis.diagnose(tables), described, trials, checked)
+    speed = noise.speed(store.probes(run.id))
+    return RunReport(run, tables, diagnosis.diagnose(tables), described, trials, checked, speed)
 
 
 def _machines(trials: list[TrialRecord]) -> str:

@@ -68,6 +68,7 @@ def json_text(report: RunReport) -> str:
     document = {
         "schema": SCHEMA,
         "run": asdict(report.run),
+        "machine_speed": {**asdict(report.speed), "text": report.speed.text()} if report.speed else None,
         "trials": [trial_record(report.run, t) for t in report.trials],
         "cells": [cell_record(table, cell) for table in report.tables for cell in table.rows],
         "skipped": [asdict(s) for s in skipped],

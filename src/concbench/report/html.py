@@ -112,6 +112,8 @@ def _header(report: RunReport, sections: list[str]) -> str:
         ("asked for", _selection(run.request)),
         ("trials", f"{len(report.trials) - len(failed)} of {len(report.trials)} verified"),
     ]
+    if report.speed:
+        facts.append(("machine speed", report.speed.text()))
     alert = (
         f'<p class="alert">{len(failed)} of {len(report.trials)} trials failed or did not verify: '
         '<a href="#failed-trials">the failed trials</a>. A trial that is not verified never enters '

@@ -39,6 +39,8 @@ def render(report: RunReport) -> str:
         f"## concbench run {run.id}",
         f"{_inline(run.request.get('profile'))} profile, started {_inline(run.started)}, {_inline(run.state)}.",
     ]
+    if report.speed:
+        parts.append(_inline(report.speed.line()) + ".")
     for table in report.tables:
         parts += _table(table)
     # The legend as one paragraph: its line that opens with "* " would be a list item.

@@ -16,7 +16,7 @@ from pathlib import Path
 from .. import paths
 from ..errors import UserError
 from ..protocol import Status
-from ..records import Calibration, CellKey, Note, Sample, Skipped, TrialRecord
+from ..records import Calibration, CellKey, Note, Probe, Sample, Skipped, TrialRecord
 from . import postgresql
 from .journal import Entry, Journal
 from .schema import SCHEMA_VERSION
@@ -272,6 +272,21 @@ class Store:
 
         return self._write(write)
 
+    def add_probe(self, run_id: int, probe: Probe) -> None:
+        """Stores a probe of the machine's speed, or drops it while the server
+        is out of reach: only trials wait in the journal, and a run's speed
+        is told as well by the probes on either side of the gap."""
+        if self.journal.pending() or time.monotonic() < self._next_attempt:
+            return
+        try:
+            self.database.execute(
+                "INSERT INTO probes (run_id, at, work_ns) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (run_id, probe.at_ns, probe.work_ns),
+            )
+        except self.database.errors as e:
+            if not self.database.lost(e):
+                raise self.database.failure(e) from None
+
     # A stored plan and its workers
 
     def add_plan(self, run_id: int, trials: list[tuple[str, int]]) -> None:
@@ -369,6 +384,12 @@ class Store:
     def floors(self, run_id: int) -> dict[str, int | None]:
         """Each runtime's memory floor in this run (kB), None where it could not be measured."""
         return dict(self.database.fetch("SELECT runtime, maxrss_kb FROM floors WHERE run_id = ?", (run_id,)))
+
+    @_reads
+    def probes(self, run_id: int) -> list[Probe]:
+        """The run's probes of the machine's speed, in the order they were taken."""
+        rows = self.database.fetch("SELECT at, work_ns FROM probes WHERE run_id = ? ORDER BY at", (run_id,))
+        return [Probe(*row) for row in rows]
 
     @_reads
     def calibrations(self, run_id: int) -> dict[str, Calibration]:

@@ -9,7 +9,7 @@ import sqlite3
 
 from ..errors import UserError
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 SCHEMA_4_TABLES = """
 CREATE TABLE floors (               -- each runtime's kit doing nothing: its memory floor
@@ -59,6 +59,16 @@ CREATE TABLE workers (              -- each worker that took a run's trials, and
     environment TEXT NOT NULL,      -- JSON: its fingerprint
     started TEXT NOT NULL,
     PRIMARY KEY (run_id, worker)
+);
+"""
+
+# Schema 8: the machine's speed, probed between a run's trials (noise.py).
+PROBES_TABLE = """
+CREATE TABLE probes (               -- a fixed amount of pure CPU work, timed between trials
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    at INTEGER NOT NULL,            -- when, in nanoseconds since the epoch
+    work_ns INTEGER NOT NULL,       -- its wall time
+    PRIMARY KEY (run_id, at)
 );
 """
 
@@ -112,6 +122,7 @@ CREATE TABLE skipped (
     + SCHEMA_4_TABLES
     + CALIBRATIONS_TABLE
     + WORKER_TABLES
+    + PROBES_TABLE
 )
 
 TABLES = re.findall(r"CREATE TABLE (\w+)", SCHEMA)
@@ -168,6 +179,7 @@ MIGRATIONS = {
                                      WHERE runs.id = trials.run_id AND json_valid(environment)), '');
           """
     + WORKER_TABLES,  # many machines: a run's identity, each trial's machine, stored plans and their workers
+    7: PROBES_TABLE,  # the machine's speed during a run
 }
 
 
