@@ -56,9 +56,11 @@ static void join_cgroup(const char *procs_file)
     close(fd);
 }
 
-/* Where the stack, the heap and the libraries land is then the same in every
- * trial: one source of variance between trials less. A kernel that refuses
- * (a seccomp filter may) leaves the trial randomised, and its stderr says so. */
+/* Turns address-space layout randomisation off for the trial and all it
+ * starts, so that its stack, heap and libraries land where they did in every
+ * other trial: one source of variance between trials less. A kernel that
+ * refuses (a container's seccomp filter may) leaves the trial randomised,
+ * which is no failure: its stderr says so. */
 static void fixed_layout(void)
 {
     int persona = personality(0xffffffff);
