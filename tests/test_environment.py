@@ -13,6 +13,13 @@ def test_the_fingerprint_reads_this_machine_and_the_trials_limits():
     assert environment.fingerprint([], limits.Limits(None, None))["limits"] == "no memory cap, no process cap per trial"
 
 
+def test_the_fingerprint_says_what_every_trial_runs_under(monkeypatch):
+    monkeypatch.setenv("CONCBENCH_ASLR", "on")
+    env = environment.fingerprint([], limits.Limits(None, None))
+    assert env["trials"] == "ASLR on, PYTHONHASHSEED=0"
+    assert dict(environment.describe(env))["trials"] == "ASLR on, PYTHONHASHSEED=0"
+
+
 ENV = {
     "cpu": "AMD EPYC",
     "cores": 2,

@@ -8,6 +8,7 @@ from unittest import mock
 import pytest
 
 from concbench import leftovers, limits, trial
+from concbench.errors import UserError
 
 PY = sys.executable
 FAKE = Path(__file__).parent / "fixtures" / "runtimes" / "fake"
@@ -71,6 +72,29 @@ def test_a_child_that_never_reads_its_request_is_fine():
 def test_a_missing_program_exits_127_and_says_why():
     done = trial.run(["/nonexistent/program"], {}, timeout=5)
     assert done.exit_code == 127 and "cannot run /nonexistent/program" in done.stderr
+
+
+ADDR_NO_RANDOMIZE = 0x0040000
+PERSONA = "import os; print(open('/proc/self/personality').read().strip(), os.environ.get('PYTHONHASHSEED'))"
+
+
+def test_a_trial_runs_without_address_space_randomisation_and_with_fixed_hash_seeds(monkeypatch):
+    monkeypatch.delenv("CONCBENCH_ASLR", raising=False)
+    persona, seed = trial.run([PY, "-c", PERSONA], {}, timeout=10).stdout.split()
+    assert int(persona, 16) & ADDR_NO_RANDOMIZE and seed == b"0"
+    layouts = {trial.run(["grep", "-m1", "stack", "/proc/self/maps"], {}, timeout=10).stdout for _ in range(2)}
+    assert len(layouts) == 1, layouts
+    assert trial.conditions() == "ASLR off, PYTHONHASHSEED=0"
+
+
+def test_concbench_aslr_on_keeps_the_trials_randomised(monkeypatch):
+    monkeypatch.setenv("CONCBENCH_ASLR", "on")
+    persona, seed = trial.run([PY, "-c", PERSONA], {}, timeout=10).stdout.split()
+    assert not int(persona, 16) & ADDR_NO_RANDOMIZE and seed == b"0"
+    assert trial.conditions() == "ASLR on, PYTHONHASHSEED=0"
+    monkeypatch.setenv("CONCBENCH_ASLR", "yes")
+    with pytest.raises(UserError, match="CONCBENCH_ASLR is on or off"):
+        trial.conditions()
 
 
 def test_peak_memory_is_the_trials_own_not_the_harness():

@@ -1,7 +1,8 @@
 /* The concbench C kit's protocol: reads one request (JSON) on stdin, runs
  * the mechanism warmup + runs times, prints one response line (JSON) on
- * stdout (docs/protocol.md). The API workloads use is in util.c, io_uring's
- * helpers in uring.c; the registry of workloads is kit.h's. */
+ * stdout (docs/protocol.md). Its one argument, the runtime's option, is the
+ * test hook --slowdown=PCT (stretch()). The API workloads use is in util.c,
+ * io_uring's helpers in uring.c; the registry of workloads is kit.h's. */
 #include "kit.h"
 #include "probes.h"
 #include "build_flags.h"
@@ -68,6 +69,25 @@ static int64_t tv_ns(struct timeval tv)
     return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
 }
 
+/* The test hook --slowdown=PCT (docs/protocol.md, "A known slowdown"): the
+ * percentage by which every run is stretched; 0 without the option. */
+static double slowdown;
+
+/* Busy-spins, reading the monotonic clock, until the time since `start` is
+ * (1 + slowdown/100) times what it was on entry, so that the work timed from
+ * `start` lasts exactly that share longer whatever the machine's speed. A
+ * spin rather than a sleep, which would overshoot by the timer's slack. */
+static void stretch(struct timespec start)
+{
+    if (slowdown == 0)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t until = ts_ns(start) + (int64_t)((ts_ns(now) - ts_ns(start)) * (1 + slowdown / 100));
+    while (ts_ns(now) < until)
+        clock_gettime(CLOCK_MONOTONIC, &now);
+}
+
 int run_rate(struct run *run, int (*step)(struct run *run, void *state), void *state)
 {
     struct rate *r = run->rate;
@@ -77,12 +97,13 @@ int run_rate(struct run *run, int (*step)(struct run *run, void *state), void *s
         return run_fail(run, "run_rate: called twice in one run");
     clocks_start(&r->start);
     int64_t deadline = ts_ns(r->start.wall) + (int64_t)(r->seconds * 1e9);
-    struct timespec now;
+    struct timespec now = r->start.wall;   /* where this batch starts */
     int64_t steps = 0;
     do {
         if (step(run, state) < 0)
             return -1;
         steps++;
+        stretch(now);   /* the batch's share of the slowdown: the rate falls */
         clock_gettime(CLOCK_MONOTONIC, &now);   /* cannot fail: it worked above */
     } while (ts_ns(now) < deadline);
     r->steps = steps;
@@ -185,13 +206,15 @@ static void finish(const struct mechanism *m, struct run *run, int rc)
                       (long long)live);
 }
 
-/* One run: the clocks are read right around the call, nothing else inside. */
+/* One run: the clocks are read right around the call, nothing else inside
+ * (but the test hook's spin, when it is asked for). */
 static json_t *measure(const struct mechanism *m, struct run *run, bool warmup)
 {
     struct clocks t0, t1;
     prepare(m, run);
     clocks_start(&t0);
     int rc = m->run(run);
+    stretch(t0.wall);
     clocks_stop(&t1);
     finish(m, run, rc);
     return sample_new(run, warmup, &t0, &t1);
@@ -217,13 +240,19 @@ static json_t *measure_rate(const struct mechanism *m, struct run *run, bool war
     return sample;
 }
 
-/* The Makefile's CFLAGS (and DEFINES), as it compiled the kit, one flag each. */
-static json_t *compile_flags(void)
+/* The Makefile's CFLAGS (and DEFINES), as it compiled the kit, one flag each,
+ * then the test hook's slowdown if it is on. */
+static json_t *kit_flags(void)
 {
     json_t *flags = json_array();
     char words[] = KIT_CFLAGS, *saved;
     for (char *word = strtok_r(words, " ", &saved); word; word = strtok_r(NULL, " ", &saved))
         json_array_append_new(flags, json_string(word));
+    if (slowdown > 0) {
+        char hook[64];
+        snprintf(hook, sizeof hook, "slowdown=%g", slowdown);
+        json_array_append_new(flags, json_string(hook));
+    }
     return flags;
 }
 
@@ -246,7 +275,7 @@ static int respond(json_t *req, json_t *runs, json_t *more)
 {
     json_t *resp = json_pack("{s:b, s:{s:s, s:s, s:o}, s:o}",
                              "ok", 1,
-                             "runtime", "name", "c", "version", __VERSION__, "flags", compile_flags(),
+                             "runtime", "name", "c", "version", __VERSION__, "flags", kit_flags(),
                              "runs", runs);
     if (resp && more)
         json_object_update(resp, more);
@@ -277,15 +306,28 @@ static int64_t get_count(json_t *req, const char *key)
     return json_integer_value(v);
 }
 
+/* --slowdown=PCT, the runtime's option slow5: a number, 0 < PCT <= 1000. */
+static void parse_slowdown(const char *arg)
+{
+    static const char prefix[] = "--slowdown=";
+    if (strncmp(arg, prefix, sizeof prefix - 1) != 0)
+        respond_error("usage: concbench-c [--slowdown=PCT] < request.json | concbench-c --probe-io-uring | "
+                      "concbench-c --probe-coroutine");
+    const char *value = arg + sizeof prefix - 1;
+    char *end;
+    slowdown = strtod(value, &end);
+    if (end == value || *end || !(slowdown > 0 && slowdown <= 1000))
+        respond_error("--slowdown=%s: the percentage must be a number above 0 and at most 1000", value);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--probe-io-uring") == 0)
         return uring_probe();
     if (argc == 2 && strcmp(argv[1], "--probe-coroutine") == 0)
         return coro_probe();
-    if (argc != 1)
-        respond_error("usage: concbench-c < request.json | concbench-c --probe-io-uring | "
-                      "concbench-c --probe-coroutine");
+    for (int i = 1; i < argc; i++)
+        parse_slowdown(argv[i]);
 
     json_error_t jerr;
     json_t *req = json_loadf(stdin, 0, &jerr);

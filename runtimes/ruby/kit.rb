@@ -491,7 +491,10 @@ module Kit
 
     def runtime
       yjit = defined?(RubyVM::YJIT) && RubyVM::YJIT.enabled?
-      { name: RUBY_ENGINE, version: VERSION, flags: (yjit ? ["--yjit"] : []) + @flags }
+      # JRuby's hash seed, fixed by its manifest (CRuby has no way to fix its own)
+      fixed_hashing = RUBY_ENGINE == "jruby" && ENV_JAVA["jruby.consistent.hashing"] == "true"
+      flags = (yjit ? ["--yjit"] : []) + (fixed_hashing ? ["jruby.consistent.hashing"] : [])
+      { name: RUBY_ENGINE, version: VERSION, flags: flags + @flags }
     end
   end
 end

@@ -6,7 +6,7 @@ import platform
 import subprocess
 from pathlib import Path
 
-from . import limits, paths
+from . import limits, paths, trial
 from .runtimes import Runtime
 
 
@@ -28,6 +28,7 @@ def fingerprint(runtimes: list[Runtime], caps: limits.Limits, machine_name: str 
         "origins": _origins(runtimes),
         "libraries": {k: v for r in runtimes for k, v in r.library_versions().items()},
         "limits": limits.describe(caps),
+        "trials": trial.conditions(),
     }
 
 
@@ -142,6 +143,7 @@ def describe(env: dict, runtime_infos: list[dict] = ()) -> list[tuple[str, str]]
         ("load at start", ", ".join(map(str, env.get("load", []))) + " (1, 5, 15 minutes)"),
         ("concbench", env.get("concbench") or "?"),
         *([("limits", env["limits"])] if env.get("limits") else []),
+        *([("trials", env["trials"])] if env.get("trials") else []),
         ("harness", f"Python {env.get('python', '?')}"),
     ]
     flag_sets: dict[str, list[tuple[str, ...]]] = {}

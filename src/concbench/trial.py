@@ -8,7 +8,8 @@ would include the harness's own. The trampoline also keeps the time limit
 and, as a child subreaper, kills everything the trial started, even what
 left its process group, so nothing a trial started outlives it; it dies
 with the harness. The trial runs in cgroups of its own that cap its memory
-and its processes (limits.py)."""
+and its processes (limits.py), without address-space layout randomisation
+and with fixed hash seeds (conditions())."""
 
 import contextlib
 import dataclasses
@@ -23,6 +24,7 @@ import time
 from dataclasses import dataclass
 
 from . import leftovers, limits, spawner, turns
+from .errors import UserError
 
 STDOUT_LIMIT = 1 << 20
 STDERR_LIMIT = 64 << 10
@@ -33,6 +35,12 @@ DRAIN_GRACE_NS = 2_000_000_000
 BACKSTOP_NS = 5_000_000_000
 STOP_GRACE_S = 2  # for the spawner to clean up when the harness is interrupted
 _trial_numbers = itertools.count()
+# Hash seeds that an environment variable fixes, so that a trial's tables
+# are laid out as in every other trial (docs/protocol.md, "Trials hold still").
+FIXED_SEEDS = {"PYTHONHASHSEED": "0"}
+# on: trials keep the kernel's address-space layout randomisation, to measure
+# what turning it off changes; off (the default): the trampoline turns it off.
+ASLR_VARIABLE = "CONCBENCH_ASLR"
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,18 @@ class Exit:
     stderr: str  # the last STDERR_LIMIT bytes
     strays: int | None = None  # processes still running after the trial exited (killed); None: unknown
     limit_hit: str = ""  # the resource limit that stopped the trial, or ''
+
+
+def aslr_kept() -> bool:
+    value = os.environ.get(ASLR_VARIABLE, "off")
+    if value not in ("on", "off"):
+        raise UserError(f"{ASLR_VARIABLE} is on or off, not {value!r}")
+    return value == "on"
+
+
+def conditions() -> str:
+    """What every trial runs under, as the run's fingerprint records it."""
+    return ", ".join([f"ASLR {'on' if aslr_kept() else 'off'}", *(f"{k}={v}" for k, v in FIXED_SEEDS.items())])
 
 
 def run(argv: list[str], request: dict, timeout: float, caps: limits.Limits | None = None) -> Exit:
@@ -86,7 +106,8 @@ def _run_process(argv: list[str], payload: bytes, timeout: float, cgroups: list[
     report_r, report_w = os.pipe()
     options = ["-r", "3", "-t", str(max(1, round(timeout * 1000)))]
     options += [option for procs in cgroups for option in ("-c", procs)]
-    environment = {**os.environ, leftovers.VARIABLE: leftovers.mark()}
+    options += ["-a"] if aslr_kept() else []
+    environment = {**os.environ, **FIXED_SEEDS, leftovers.VARIABLE: leftovers.mark()}
     start = time.monotonic_ns()
     try:
         pid = os.posix_spawn(

@@ -39,8 +39,8 @@ type refusal struct{ error }
 func Refuse(format string, args ...any) error { return refusal{fmt.Errorf(format, args...)} }
 
 // Main serves one trial: the request on stdin, the answer as the last line
-// of stdout (docs/protocol.md). Arguments: -gomaxprocs=N (the runtime's
-// option), before the request is read.
+// of stdout (docs/protocol.md). Arguments, the runtime's options:
+// -gomaxprocs=N and the test hook --slowdown=PCT.
 func Main() {
 	out := os.Stdout
 	os.Stdout = os.Stderr // anything else printed goes to stderr
@@ -71,17 +71,39 @@ func flags() []string {
 	if gcOff {
 		out = append(out, "gc=off")
 	}
+	if slowdown > 0 {
+		out = append(out, "slowdown="+strconv.FormatFloat(slowdown, 'g', -1, 64))
+	}
 	return append(out, strings.Fields(BuildFlags)...)
 }
 
-func serve() (reply answer, err error) {
-	for _, arg := range os.Args[1:] {
-		n, found := strings.CutPrefix(arg, "-gomaxprocs=")
-		procs, bad := strconv.Atoi(n)
-		if !found || bad != nil || procs < 1 {
-			return reply, fmt.Errorf("unknown argument %q (the kit takes -gomaxprocs=N)", arg)
+// options applies the kit's arguments, the runtime's options.
+func options(args []string) error {
+	for _, arg := range args {
+		name, value, _ := strings.Cut(arg, "=")
+		switch name {
+		case "-gomaxprocs":
+			procs, err := strconv.Atoi(value)
+			if err != nil || procs < 1 {
+				return fmt.Errorf("%s: GOMAXPROCS must be a positive integer", arg)
+			}
+			runtime.GOMAXPROCS(procs)
+		case "--slowdown":
+			pct, err := strconv.ParseFloat(value, 64)
+			if err != nil || !(pct > 0 && pct <= 1000) {
+				return fmt.Errorf("%s: the percentage must be a number above 0 and at most 1000", arg)
+			}
+			slowdown = pct
+		default:
+			return fmt.Errorf("unknown argument %q (the kit takes -gomaxprocs=N and --slowdown=PCT)", arg)
 		}
-		runtime.GOMAXPROCS(procs)
+	}
+	return nil
+}
+
+func serve() (reply answer, err error) {
+	if err := options(os.Args[1:]); err != nil {
+		return reply, err
 	}
 	var req request
 	decoder := json.NewDecoder(os.Stdin)
@@ -126,6 +148,9 @@ func measure(mechanism Mechanism, req request) (map[string]any, error) {
 	runtime.GC()
 	start := now()
 	err := call(mechanism, run)
+	if run.timed == nil && run.rate == nil {
+		stretch(start.wall) // the whole call was the work
+	}
 	stop := now()
 	if err != nil {
 		return nil, err

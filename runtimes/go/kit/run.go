@@ -129,10 +129,13 @@ func (r *Run) Rate(batch func()) {
 	start := now()
 	r.rate = &start
 	deadline := start.wall.Add(time.Duration(r.Float("seconds") * float64(time.Second)))
+	begun := start.wall // where this batch starts
 	for {
 		batch()
 		r.batches++
-		if !time.Now().Before(deadline) {
+		stretch(begun) // the batch's share of the slowdown: the rate falls
+		begun = time.Now()
+		if !begun.Before(deadline) {
 			return
 		}
 	}
@@ -142,7 +145,25 @@ func (r *Run) Rate(batch func()) {
 func (r *Run) Timed(work func()) {
 	start := now()
 	work()
+	stretch(start.wall)
 	r.timed = &span{start, now()}
+}
+
+// slowdown is the test hook --slowdown=PCT (docs/protocol.md, "A known
+// slowdown"): the percentage by which every run is stretched; 0 without it.
+var slowdown float64
+
+// stretch busy-spins, reading the monotonic clock, until the time since start
+// is (1 + slowdown/100) times what it was when called, so that the work timed
+// from start lasts exactly that share longer whatever the machine's speed. A
+// spin rather than a sleep, which would overshoot by the timer's slack.
+func stretch(start time.Time) {
+	if slowdown == 0 {
+		return
+	}
+	until := start.Add(time.Duration(float64(time.Since(start)) * (1 + slowdown/100)))
+	for time.Now().Before(until) {
+	}
 }
 
 // A moment, by the monotonic clock and the process's CPU time.

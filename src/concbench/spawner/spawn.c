@@ -1,4 +1,4 @@
-/* concbench-spawn -r REPORT_FD -t TIMEOUT_MS [-c CGROUP_PROCS_FILE]... PROGRAM [ARG...]
+/* concbench-spawn -r REPORT_FD -t TIMEOUT_MS [-c CGROUP_PROCS_FILE]... [-a] PROGRAM [ARG...]
  *
  * Runs PROGRAM as a child in a process group of its own, waits for it with
  * wait4, kills whatever it left behind and writes one line to REPORT_FD:
@@ -16,7 +16,10 @@
  * trial exited.
  * It dies with the harness (PR_SET_PDEATHSIG), cleaning up first, and the
  * trial dies with it. With -c it first joins the given cgroups, so the
- * trial and everything it starts are inside their limits. */
+ * trial and everything it starts are inside their limits.
+ *
+ * The trial runs without address-space layout randomisation, unless -a
+ * keeps it (fixed_layout()). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -50,6 +54,18 @@ static void join_cgroup(const char *procs_file)
     if (fd < 0 || dprintf(fd, "%d\n", getpid()) < 0)
         fail("cannot join cgroup", procs_file);
     close(fd);
+}
+
+/* Turns address-space layout randomisation off for the trial and all it
+ * starts, so that its stack, heap and libraries land where they did in every
+ * other trial: one source of variance between trials less. A kernel that
+ * refuses (a container's seccomp filter may) leaves the trial randomised,
+ * which is no failure: its stderr says so. */
+static void fixed_layout(void)
+{
+    int persona = personality(0xffffffff);
+    if (persona == -1 || personality(persona | ADDR_NO_RANDOMIZE) == -1)
+        fprintf(stderr, "concbench-spawn: ASLR stays on: personality: %s\n", strerror(errno));
 }
 
 /* Kill every live child and wait for each to exit; orphans of the killed
@@ -127,21 +143,23 @@ static int sweep(void)
 
 int main(int argc, char **argv)
 {
-    int report = -1, opt, cgroups = 0;
+    int report = -1, opt, cgroups = 0, keep_aslr = 0;
     long timeout_ms = -1;
     const char *cgroup[MAX_CGROUPS];
-    while ((opt = getopt(argc, argv, "+r:t:c:")) != -1) {
+    while ((opt = getopt(argc, argv, "+r:t:c:a")) != -1) {
         if (opt == 'r')
             report = atoi(optarg);
         else if (opt == 't')
             timeout_ms = atol(optarg);
         else if (opt == 'c' && cgroups < MAX_CGROUPS)
             cgroup[cgroups++] = optarg;
+        else if (opt == 'a')
+            keep_aslr = 1;
         else
             optind = argc;
     }
     if (report < 0 || timeout_ms <= 0 || optind >= argc) {
-        fprintf(stderr, "usage: concbench-spawn -r REPORT_FD -t TIMEOUT_MS [-c CGROUP_PROCS]... PROGRAM [ARG...]\n");
+        fprintf(stderr, "usage: concbench-spawn -r REPORT_FD -t TIMEOUT_MS [-c CGROUP_PROCS]... [-a] PROGRAM [ARG...]\n");
         return 2;
     }
     pid_t harness = getppid();
@@ -166,6 +184,8 @@ int main(int argc, char **argv)
         setpgid(0, 0);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         close(report);
+        if (!keep_aslr)
+            fixed_layout();
         execvp(argv[optind], argv + optind);
         fprintf(stderr, "concbench-spawn: cannot run %s: %s\n", argv[optind], strerror(errno));
         _exit(127);
