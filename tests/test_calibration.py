@@ -10,6 +10,8 @@ import sqlite3
 import pytest
 from conftest import FIXTURES, assert_one_line_error, concbench
 
+from concbench import runtimes
+
 
 def sleeper(env, *args, wall_ms=5, noise=0.0):
     done = concbench(
@@ -199,3 +201,9 @@ def test_a_given_warmup_or_a_plan_without_warmups_is_kept(warming, warmup, args,
     assert done.returncode == 0, done.stderr
     assert f"({expected} warm-up + " in done.stdout and "each runtime needs" not in done.stdout
     assert warmups(env) == [expected]
+
+
+@pytest.mark.parametrize("name", sorted(runtimes.load_all()))
+def test_each_runtime_of_the_project_states_the_warmups_it_measured(name):
+    """Never the default for runtimes not measured (docs/protocol.md, "Warm-up")."""
+    assert "warmup" in runtimes.load_all()[name].manifest.model_fields_set
