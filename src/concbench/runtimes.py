@@ -42,9 +42,10 @@ class Mechanism(Strict):
     # By workload id: what a reader of the row must know, such as why its
     # units ran one after another; shown under the table.
     notes: dict[str, str] = {}
-    # Where its trials need other warm-ups than the runtime's: a mechanism
-    # that forks reads its children's memory only in warm-up runs, whose
-    # times are discarded (docs/protocol.md, "Memory of mechanisms that fork").
+    # Where its trials need other warm-ups than the runtime's: one that forks
+    # reads its children's memory only in a warm-up run, whose time is
+    # discarded (docs/protocol.md, "Memory of mechanisms that fork"); one whose
+    # units run in isolates started afresh each run gains nothing from any.
     warmup: int | None = pydantic.Field(default=None, ge=0, le=1000)
 
 
