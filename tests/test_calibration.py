@@ -10,6 +10,8 @@ import sqlite3
 import pytest
 from conftest import FIXTURES, assert_one_line_error, concbench
 
+from concbench import runtimes
+
 
 def sleeper(env, *args, wall_ms=5, noise=0.0):
     done = concbench(
@@ -139,31 +141,75 @@ def test_the_repeat_check_runs_twice_and_shows_how_far_the_medians_moved(fake_en
 
 
 @pytest.fixture
-def jit_env(fake_env, tmp_path):
-    """The fake runtime with a JIT's manifest: its trials take 3 warm-ups at least."""
-    runtime = tmp_path / "runtimes" / "fake"
-    shutil.copytree(FIXTURES / "runtimes" / "fake", runtime)
-    manifest = runtime / "runtime.toml"
-    manifest.write_text(manifest.read_text().replace("\n[options.loud]", "\nwarmup = 3\n\n[options.loud]", 1))
-    return {**fake_env, "CONCBENCH_RUNTIMES": str(tmp_path / "runtimes")}
+def warming(fake_env, tmp_path):
+    """The fake runtime with a manifest that says how many warm-ups its trials
+    take, and its sleeper's own where given."""
+
+    def env(warmup: int, sleeper: int | None = None) -> dict:
+        runtime = tmp_path / "runtimes" / "fake"
+        shutil.copytree(FIXTURES / "runtimes" / "fake", runtime, dirs_exist_ok=True)
+        manifest = runtime / "runtime.toml"
+        text = manifest.read_text().replace("\n[options.loud]", f"\nwarmup = {warmup}\n\n[options.loud]", 1)
+        if sleeper is not None:
+            text = text.replace("\n[mechanisms.sleeper]\n", f"\n[mechanisms.sleeper]\nwarmup = {sleeper}\n", 1)
+        manifest.write_text(text)
+        return {**fake_env, "CONCBENCH_RUNTIMES": str(tmp_path / "runtimes")}
+
+    return env
 
 
 def warmups(env) -> list[int]:
     return [sum(run["warmup"] for run in trial["runs"]) for trial in stored_runs(env)]
 
 
-def test_a_runtime_takes_its_own_least_warmups_and_the_calibration_with_them(jit_env):
-    done = sleeper(jit_env, "-m", "sleeper", "--trials", "2", "--min-run", "20ms")
+def test_a_runtime_takes_its_own_warmups_and_the_calibration_with_them(warming):
+    env = warming(3)  # a JIT's
+    done = sleeper(env, "-m", "sleeper", "--trials", "2", "--min-run", "20ms")
     assert done.returncode == 0, done.stderr
-    assert "(1 warm-up + 2 timed runs of at least 20 ms each; 3 warm-ups for fake)" in done.stdout
-    assert warmups(jit_env) == [3, 3]
-    with sqlite3.connect(jit_env["CONCBENCH_DB"]) as db:  # its run after 3 warm-ups: 5 ms, 4 repeats
+    assert "(2 timed runs of at least 20 ms each, after the warm-ups each runtime needs: 3 for fake)" in done.stdout
+    assert warmups(env) == [3, 3]
+    with sqlite3.connect(env["CONCBENCH_DB"]) as db:  # its run after 3 warm-ups: 5 ms, 4 repeats
         assert db.execute("SELECT repeat, run_ns FROM calibrations").fetchall() == [(4, 5_000_000)]
 
 
-@pytest.mark.parametrize("args, expected", [(["--warmup", "1"], 1), (["--profile", "smoke"], 0)])
-def test_a_given_warmup_or_a_plan_without_warmups_is_kept(jit_env, args, expected):
-    done = sleeper(jit_env, "-m", "sleeper", "--trials", "1", *args)
+@pytest.mark.parametrize("profile", ["quick", "standard"])
+def test_a_runtime_that_needs_no_warmup_takes_none(warming, profile):
+    env = warming(0)
+    done = sleeper(env, "-m", "sleeper", "--trials", "1", "--profile", profile, "--min-run", "20ms")
     assert done.returncode == 0, done.stderr
-    assert "warm-ups for fake" not in done.stdout
-    assert warmups(jit_env) == [expected]
+    assert "after the warm-ups each runtime needs: 0 for fake)" in done.stdout
+    assert warmups(env) == [0]
+
+
+def test_a_mechanism_may_take_other_warmups_than_its_runtime(warming):
+    env = warming(0, sleeper=2)
+    done = sleeper(env, "-m", "sleeper,honest", "--trials", "1", "--min-run", "off")
+    assert done.returncode == 0, done.stderr
+    assert "after the warm-ups each runtime needs: 0 for fake; 2 for fake/sleeper)" in done.stdout
+    taken = {trial["mechanism"]: sum(run["warmup"] for run in trial["runs"]) for trial in stored_runs(env)}
+    assert taken == {"honest": 0, "sleeper": 2}
+
+
+def test_a_runtime_that_does_not_say_takes_one_warmup(fake_env):
+    done = sleeper(fake_env, "-m", "sleeper", "--trials", "1", "--min-run", "off")
+    assert done.returncode == 0, done.stderr
+    assert "after the warm-ups each runtime needs: 1 for fake)" in done.stdout
+    assert warmups(fake_env) == [1]
+
+
+@pytest.mark.parametrize(
+    "warmup, args, expected",
+    [(3, ["--warmup", "1"], 1), (0, ["--warmup", "2"], 2), (3, ["--profile", "smoke"], 0)],
+)
+def test_a_given_warmup_or_a_plan_without_warmups_is_kept(warming, warmup, args, expected):
+    env = warming(warmup)
+    done = sleeper(env, "-m", "sleeper", "--trials", "1", *args)
+    assert done.returncode == 0, done.stderr
+    assert f"({expected} warm-up + " in done.stdout and "each runtime needs" not in done.stdout
+    assert warmups(env) == [expected]
+
+
+@pytest.mark.parametrize("name", sorted(runtimes.load_all()))
+def test_each_runtime_of_the_project_states_the_warmups_it_measured(name):
+    """Never the default for runtimes not measured (docs/protocol.md, "Warm-up")."""
+    assert "warmup" in runtimes.load_all()[name].manifest.model_fields_set

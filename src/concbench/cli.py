@@ -426,19 +426,23 @@ def _extent(plan: Plan, profile: str) -> str:
         else f"{s.trials} trials"
     )
     calibrated = f" of at least {s.min_run * 1000:g} ms" if s.min_run else ""
+    runs = f"{s.runs} timed runs{calibrated} each"
+    runs = f"{runs}{_runtime_warmups(plan)}" if s.warmup is None else f"{s.warmup} warm-up + {runs}"
     budget = f", budget {duration_text(s.budget)}" if s.budget else ""
-    return (
-        f"{len(plan.cells)} cells x {trials} ({s.warmup} warm-up + {s.runs} timed runs{calibrated} "
-        f"each{_more_warmups(plan)}{exception}), {profile} profile{budget}"
-    )
+    return f"{len(plan.cells)} cells x {trials} ({runs}{exception}), {profile} profile{budget}"
 
 
-def _more_warmups(plan: Plan) -> str:
-    """The runtimes whose trials take more warm-ups than the plan's (a JIT's)."""
-    more = {
-        c.runtime.name: warmup for c in plan.cells if (warmup := plan.settings_for(c).warmup) > plan.settings.warmup
-    }
-    return "".join(f"; {warmup} warm-ups for {name}" for name, warmup in sorted(more.items()))
+def _runtime_warmups(plan: Plan) -> str:
+    """The warm-ups each runtime's trials take where the plan leaves them to
+    the runtime, a mechanism named where it differs from its runtime."""
+    names: dict[int, set[str]] = {}
+    for cell in plan.cells:
+        if not cell.workload.one_run_per_process:
+            own = cell.runtime.manifest.mechanisms[cell.mechanism].warmup is not None
+            name = f"{cell.runtime.name}/{cell.mechanism}" if own else cell.runtime.name
+            names.setdefault(plan.settings_for(cell).warmup, set()).add(name)
+    counts = "; ".join(f"{warmup} for {', '.join(sorted(found))}" for warmup, found in sorted(names.items()))
+    return f", after the warm-ups each runtime needs: {counts}" if counts else ""
 
 
 INTERRUPTED = 130

@@ -19,7 +19,9 @@ from .workloads import Params, Workload
 @dataclass(frozen=True)
 class Settings:
     trials: int  # fresh processes per cell; the least of an adaptive plan
-    warmup: int  # runs per process before the timed ones
+    # Runs per process before the timed ones; None: as many as each runtime
+    # needs, measured and stated in its manifest (Plan.settings_for).
+    warmup: int | None
     runs: int  # timed runs per process
     timeout: float  # seconds per trial
     min_run: float = 0.0  # seconds a timed run of fixed work lasts at least (calibration.py); 0: as it is
@@ -38,10 +40,10 @@ MIN_RUN = 0.05  # long enough for a timer tick or a collection to average out, s
 TARGET = 0.03
 PROFILE_SETTINGS = {
     "smoke": Settings(trials=1, warmup=0, runs=1, timeout=60),  # proves every cell: one run each, as it is
-    "quick": Settings(trials=3, warmup=1, runs=2, timeout=120, min_run=MIN_RUN, target=TARGET, max_trials=10),
+    "quick": Settings(trials=3, warmup=None, runs=2, timeout=120, min_run=MIN_RUN, target=TARGET, max_trials=10),
     # 3 trials of 2 runs: enough for a 95% CI
-    "standard": Settings(trials=3, warmup=1, runs=2, timeout=900, min_run=MIN_RUN, target=TARGET, max_trials=20),
-    "full": Settings(trials=3, warmup=1, runs=1, timeout=1800, min_run=MIN_RUN, target=TARGET, max_trials=10),
+    "standard": Settings(trials=3, warmup=None, runs=2, timeout=900, min_run=MIN_RUN, target=TARGET, max_trials=20),
+    "full": Settings(trials=3, warmup=None, runs=1, timeout=1800, min_run=MIN_RUN, target=TARGET, max_trials=10),
 }
 
 # The least and most of each setting a run may ask for. A kit answers with every
@@ -179,20 +181,18 @@ class Plan:
     settings: Settings
     caps: limits.Limits
     notes: list[Note] = field(default_factory=list)
-    warmup_given: bool = False  # --warmup: every trial takes exactly that many
     # Each cell's reference, by cell id: the cell its ratio is to, whose trials
     # its own run beside (schedule.py, pairs.py). A reference has none.
     references: dict[str, str] = field(default_factory=dict)
 
     def settings_for(self, cell: Cell) -> Settings:
         """The plan's settings, but one timed run and no warm-up for a workload
-        whose peak memory must be one run's own, and at least its runtime's
-        warm-ups where the plan warms up and none were given."""
+        whose peak memory must be one run's own, and the warm-ups its runtime
+        states where the plan leaves them to the runtime (no --warmup given)."""
         if cell.workload.one_run_per_process:
             return replace(self.settings, warmup=0, runs=1)
-        least = cell.runtime.manifest.warmup
-        if self.settings.warmup and not self.warmup_given and self.settings.warmup < least:
-            return replace(self.settings, warmup=least)
+        if self.settings.warmup is None:
+            return replace(self.settings, warmup=cell.runtime.warmup(cell.mechanism))
         return self.settings
 
 
@@ -244,7 +244,6 @@ def make_plan(choice: Choice) -> Plan:
         selection.settings,
         selection.caps,
         _notes(cells),
-        warmup_given=selection.warmup is not None,
         references=table_references(cells),
     )
 

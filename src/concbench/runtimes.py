@@ -42,6 +42,11 @@ class Mechanism(Strict):
     # By workload id: what a reader of the row must know, such as why its
     # units ran one after another; shown under the table.
     notes: dict[str, str] = {}
+    # Where its trials need other warm-ups than the runtime's: one that forks
+    # reads its children's memory only in a warm-up run, whose time is
+    # discarded (docs/protocol.md, "Memory of mechanisms that fork"); one whose
+    # units run in isolates started afresh each run gains nothing from any.
+    warmup: int | None = pydantic.Field(default=None, ge=0, le=1000)
 
 
 class Manifest(Strict):
@@ -56,10 +61,12 @@ class Manifest(Strict):
     command: list[str] = pydantic.Field(min_length=1)
     build: list[str] = []
     options: dict[str, Option] = {}
-    # The warm-up runs a trial of this runtime takes at least where a plan
-    # warms up at all: a JIT compiles as the runs go (docs/protocol.md,
-    # "Warm-up"). A --warmup given is kept as given.
-    warmup: int = pydantic.Field(default=0, ge=0, le=1000)
+    # The warm-up runs a trial of this runtime takes, measured: as many as its
+    # first runs are slower than the rest (a JIT compiling, a heap growing),
+    # none where they are not (docs/protocol.md, "Warm-up"). A --warmup given
+    # replaces it, and the smoke profile takes none. Unmeasured: the one
+    # warm-up every trial took before runtimes stated theirs.
+    warmup: int = pydantic.Field(default=1, ge=0, le=1000)
     mechanisms: dict[str, Mechanism] = pydantic.Field(min_length=1)
     # Mechanisms this runtime would offer but that cannot be had here, and why
     # (doctor and list name them, so that nobody takes their absence for an oversight).
@@ -100,6 +107,11 @@ class Runtime:
             else:
                 out.append(arg.replace("{dir}", str(self.folder)))
         return out
+
+    def warmup(self, mechanism: str) -> int:
+        """The warm-up runs a trial of this mechanism takes: its own, else the runtime's."""
+        own = self.manifest.mechanisms[mechanism].warmup
+        return self.manifest.warmup if own is None else own
 
     def implements(self, workload: str) -> bool:
         return any((self.folder / "workloads").glob(f"{workload}.*"))
