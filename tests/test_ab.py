@@ -87,3 +87,28 @@ def test_a_git_revision_is_unpacked_and_built_apart(fake_env, tmp_path):
     assert "b: git HEAD (" in done.stdout
     with sqlite3.connect(env["CONCBENCH_DB"]) as db:
         assert {r for (r,) in db.execute("SELECT DISTINCT runtime FROM trials")} == {"c@a", "c@b"}
+
+
+def test_a_runtime_without_the_option_gets_its_sides_letters(fake_env, tmp_path):
+    """slower is the fake runtime's only: C's rows of both sides would be one
+    cell without their letters."""
+    env = {**fake_env, "CONCBENCH_BUILTINS": "on", "CONCBENCH_DB": str(tmp_path / "mixed.db")}
+    done = concbench(
+        "ab",
+        "-r",
+        "fake,c",
+        "-m",
+        "c/none,fake/honest",
+        "-w",
+        "invoke,triangle",
+        "--b-option",
+        "slower",
+        "--trials",
+        "6",
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(env["CONCBENCH_DB"]) as db:
+        found = set(db.execute("SELECT DISTINCT runtime, options FROM trials"))
+    assert found == {("fake", "[]"), ("fake", '["slower"]'), ("c@a", "[]"), ("c@b", "[]")}
+    assert "c/none" in done.stdout and "fake/honest" in done.stdout

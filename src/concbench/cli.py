@@ -690,9 +690,9 @@ def _ab_plan(checkouts, sides, asked: dict) -> tuple[Plan, Selection, list[runti
     choices = [choose(s, specs, checkouts.runtimes(v)) for s, v in zip(selections, sides)]
     _build([rt for c in choices for rt in c.runtimes])
     plans = [make_plan(c) for c in choices]
-    if versions.lettered(a, b):
-        for version, choice in zip(sides, choices):
-            for rt in choice.runtimes:
+    for version, choice in zip(sides, choices):
+        for rt in choice.runtimes:
+            if versions.lettered(a, b, rt):
                 rt.name = f"{rt.manifest.name}@{version.letter}"
     plan = paired_plan(*plans)
     if not plan.cells:
