@@ -16,7 +16,18 @@ from . import environment, leftovers, limits, merge, options, paths, runtimes, t
 from . import setup as system
 from .display import printable
 from .errors import UserError
-from .plan import BOUNDS, MIN_RUN, PROFILE_SETTINGS, TARGET, Plan, Selection, choose, make_plan, paired_plan
+from .plan import (
+    BOUNDS,
+    MIN_RUN,
+    PROFILE_SETTINGS,
+    QUICK_MIN_RUN,
+    TARGET,
+    Plan,
+    Selection,
+    choose,
+    make_plan,
+    paired_plan,
+)
 from .progress import ProgressDisplay, schedule_lines
 from .protocol import Status
 from .records import Machine
@@ -177,7 +188,7 @@ def cli():
 @click.option(
     "--max-trials",
     type=click.IntRange(*BOUNDS["max_trials"]),
-    help="The most trials a cell takes while it settles (default: the profile's, quick 10, standard 20).",
+    help="The most trials a cell takes while it settles (default: the profile's, quick 100, standard 20).",
 )
 @click.option(
     "--budget",
@@ -191,7 +202,7 @@ def cli():
     type=options.Duration("min_run", off_ok=True),
     metavar="TIME|off",
     help=f"Repeat fixed work inside each timed run until it lasts this long, calibrated once per "
-    f"cell (default {MIN_RUN * 1000:g}ms; the smoke profile: off).",
+    f"cell (default {QUICK_MIN_RUN * 1000:g}ms, standard and full {MIN_RUN * 1000:g}ms; the smoke profile: off).",
 )
 @click.option("--warmup", type=click.IntRange(*BOUNDS["warmup"]), help="Warm-up runs in each process.")
 @click.option("--runs", type=click.IntRange(*BOUNDS["runs"]), help="Timed runs in each process.")

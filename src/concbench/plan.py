@@ -37,10 +37,17 @@ class Settings:
 
 
 MIN_RUN = 0.05  # long enough for a timer tick or a collection to average out, short enough for 175 cells
+# The quick profile's trials are cheap and many: here runs inside one trial
+# differ by a cv of 2%, trials by 18-21%, so a second run or a longer one buys
+# almost nothing, another trial (another process) a lot. Two runs of 37 cells
+# in 3 minutes each: 2 runs of 50 ms, 10 trials a cell at most, moved the rows'
+# ratios by 26.4% at p90; 1 run of 10 ms, up to 100 trials, by 10.5%
+# (docs/results.md, "How concbench measures on a noisy machine").
+QUICK_MIN_RUN = 0.01
 TARGET = 0.03
 PROFILE_SETTINGS = {
     "smoke": Settings(trials=1, warmup=0, runs=1, timeout=60),  # proves every cell: one run each, as it is
-    "quick": Settings(trials=3, warmup=None, runs=2, timeout=120, min_run=MIN_RUN, target=TARGET, max_trials=10),
+    "quick": Settings(trials=3, warmup=None, runs=1, timeout=120, min_run=QUICK_MIN_RUN, target=TARGET, max_trials=100),
     # 3 trials of 2 runs: enough for a 95% CI
     "standard": Settings(trials=3, warmup=None, runs=2, timeout=900, min_run=MIN_RUN, target=TARGET, max_trials=20),
     "full": Settings(trials=3, warmup=None, runs=1, timeout=1800, min_run=MIN_RUN, target=TARGET, max_trials=10),
