@@ -14,10 +14,14 @@ from concbench import runtimes
 
 
 def sleeper(env, *args, wall_ms=5, noise=0.0):
+    """A run of the sleeper; 2 timed runs a trial in the quick profile (which
+    takes 1) unless the arguments say otherwise, as these tests were made for."""
+    runs = () if "--runs" in args or "--profile" in args else ("--runs", "2")
     done = concbench(
         "run",
         "-w",
         "triangle",
+        *runs,
         *args,
         env={**env, "FAKE_WALL_NS": str(wall_ms * 1_000_000), "FAKE_NOISE": str(noise)},
     )
@@ -213,3 +217,12 @@ def test_a_given_warmup_or_a_plan_without_warmups_is_kept(warming, warmup, args,
 def test_each_runtime_of_the_project_states_the_warmups_it_measured(name):
     """Never the default for runtimes not measured (docs/protocol.md, "Warm-up")."""
     assert "warmup" in runtimes.load_all()[name].manifest.model_fields_set
+
+
+def test_the_quick_profile_makes_many_cheap_trials(fake_env):
+    """1 timed run of at least 10 ms a trial, up to 100 trials a cell."""
+    done = sleeper(fake_env, "-m", "sleeper", "--profile", "quick", "--budget", "2s")
+    assert done.returncode == 0, done.stderr
+    assert "3 to 100 trials (until the ratio's 95% interval is within ±3%) (1 timed run of at least 10 ms each" in (
+        done.stdout
+    )

@@ -432,12 +432,12 @@ def _extent(plan: Plan, profile: str) -> str:
     single = sorted({c.workload.id for c in plan.cells if c.workload.one_run_per_process})
     exception = f"; one run for {', '.join(single)}, whose peak memory is one run's" if single else ""
     trials = (
-        f"{s.trials} to {s.max_trials} trials (until the median's 95% interval is within ±{s.target * 100:g}%)"
+        f"{s.trials} to {s.max_trials} trials (until the ratio's 95% interval is within ±{s.target * 100:g}%)"
         if s.target is not None
         else f"{s.trials} trials"
     )
     calibrated = f" of at least {s.min_run * 1000:g} ms" if s.min_run else ""
-    runs = f"{s.runs} timed runs{calibrated} each"
+    runs = f"{s.runs} timed run{'s' * (s.runs > 1)}{calibrated} each"
     runs = f"{runs}{_runtime_warmups(plan)}" if s.warmup is None else f"{s.warmup} warm-up + {runs}"
     budget = f", budget {duration_text(s.budget)}" if s.budget else ""
     return f"{len(plan.cells)} cells x {trials} ({runs}{exception}), {profile} profile{budget}"
