@@ -107,6 +107,30 @@ MECHANISM_OPTION = click.option(
     callback=options.names,
     help="Only these mechanisms: 'thread' or 'ruby/thread'. Default: all.",
 )
+PROFILE_OPTION = click.option(
+    "--profile",
+    type=click.Choice(list(PROFILE_SETTINGS)),
+    default="quick",
+    show_default=True,
+    help="Parameter set: smoke (seconds, the tests), quick, standard (the seeds' "
+    "own parameters), full (standard plus the scaling sweeps).",
+)
+PARAM_OPTION = click.option(
+    "-p",
+    "--param",
+    "param",
+    multiple=True,
+    metavar="NAME=VALUE[,VALUE...]",
+    callback=options.overrides,
+    help="Override a parameter; several values make a sweep.",
+)
+
+
+def option_option(help: str):
+    """-o NAME, a runtime option, with what it does for the command."""
+    return click.option("-o", "--option", "option", multiple=True, metavar="NAME", callback=options.names, help=help)
+
+
 THRESHOLD_OPTION = click.option(
     "--threshold",
     type=options.Finite(min=0),
@@ -146,32 +170,9 @@ def cli():
 @WORKLOAD_OPTION
 @RUNTIME_OPTION
 @MECHANISM_OPTION
-@click.option(
-    "--profile",
-    type=click.Choice(list(PROFILE_SETTINGS)),
-    default="quick",
-    show_default=True,
-    help="Parameter set: smoke (seconds, the tests), quick, standard (the seeds' "
-    "own parameters), full (standard plus the scaling sweeps).",
-)
-@click.option(
-    "-p",
-    "--param",
-    "param",
-    multiple=True,
-    metavar="NAME=VALUE[,VALUE...]",
-    callback=options.overrides,
-    help="Override a parameter; several values make a sweep.",
-)
-@click.option(
-    "-o",
-    "--option",
-    "option",
-    multiple=True,
-    metavar="NAME",
-    callback=options.names,
-    help="Turn on a runtime option, e.g. yjit; recorded with every result.",
-)
+@PROFILE_OPTION
+@PARAM_OPTION
+@option_option("Turn on a runtime option, e.g. yjit; recorded with every result.")
 @click.option(
     "--trials",
     type=click.IntRange(*BOUNDS["trials"]),
@@ -542,31 +543,9 @@ AB_VERSION_HELP = (
 @WORKLOAD_OPTION
 @RUNTIME_OPTION
 @MECHANISM_OPTION
-@click.option(
-    "--profile",
-    type=click.Choice(list(PROFILE_SETTINGS)),
-    default="quick",
-    show_default=True,
-    help="Parameter set, as for run.",
-)
-@click.option(
-    "-p",
-    "--param",
-    "param",
-    multiple=True,
-    metavar="NAME=VALUE[,VALUE...]",
-    callback=options.overrides,
-    help="Override a parameter, as for run.",
-)
-@click.option(
-    "-o",
-    "--option",
-    "option",
-    multiple=True,
-    metavar="NAME",
-    callback=options.names,
-    help="A runtime option both versions take.",
-)
+@PROFILE_OPTION
+@PARAM_OPTION
+@option_option("A runtime option both versions take.")
 @click.option(
     "--a", "a", default=versions.CURRENT, show_default=True, metavar="VERSION", help=f"Version A: {AB_VERSION_HELP}."
 )
