@@ -9,6 +9,7 @@ taken back to back carries only what differed between them. So every ratio,
 and its interval, is the median of the pairs' ratios and the distribution-free
 interval of that median (stats.median_interval), never a ratio of medians."""
 
+import bisect
 import math
 import statistics
 from collections.abc import Sequence
@@ -33,24 +34,27 @@ def trial_figure(trial: TrialRecord, rate: bool) -> float | None:
 def ratios(rows: Sequence[TrialRecord], references: Sequence[TrialRecord], rate: bool) -> list[float]:
     """Each verified trial of a row over the verified reference trial that ran
     nearest to it (the earlier of two as near), in the order the row's trials ran."""
-    found = [(t, trial_figure(t, rate)) for t in references]
-    found = [(t, f) for t, f in found if f]
+    place = _place(list(rows) + list(references))
+    found = sorted(((place(t), f) for t in references if (f := trial_figure(t, rate))), key=lambda pf: pf[0])
+    places = [p for p, _ in found]
     pairs = []
     for trial in rows:
         mine = trial_figure(trial, rate)
         if mine is None or not found:
             continue
-        _, theirs = min(found, key=lambda tf: _distance(trial, tf[0]))
-        pairs.append(mine / theirs)
+        at = place(trial)
+        after = bisect.bisect_left(places, at)
+        nearest = min((i for i in (after - 1, after) if 0 <= i < len(found)), key=lambda i: abs(places[i] - at))
+        pairs.append(mine / found[nearest][1])
     return pairs
 
 
-def _distance(a: TrialRecord, b: TrialRecord) -> tuple[int, int]:
-    """How far apart two trials ran: by their place in the run's order where
-    both have one, else by their index in their cells; the earlier one first."""
-    if a.seq is not None and b.seq is not None:
-        return abs(a.seq - b.seq), b.seq > a.seq
-    return abs(a.trial - b.trial), b.trial > a.trial
+def _place(trials: list[TrialRecord]):
+    """Where a trial ran in its run: its place in the run's order where every
+    trial has one, else its index in its cell."""
+    if all(t.seq is not None for t in trials):
+        return lambda t: t.seq
+    return lambda t: t.trial
 
 
 def summary(rows: Sequence[TrialRecord], references: Sequence[TrialRecord], rate: bool) -> Summary | None:
