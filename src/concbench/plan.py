@@ -307,7 +307,8 @@ def paired_plan(a: Plan, b: Plan) -> Plan:
         if twin is not None:
             cells += [cell, twin]
             references[twin.key.id] = cell.key.id
-    lonely = [c for c in a.cells + b.cells if c not in cells]
+    paired = {id(c) for c in cells}
+    lonely = [c for c in a.cells + b.cells if id(c) not in paired]
     skipped = [*a.skipped, *b.skipped] + [
         Skipped(c.workload.id, c.key.row, "n/a", "the other version cannot run it", c.key.params_text) for c in lonely
     ]
