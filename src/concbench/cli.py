@@ -632,6 +632,7 @@ def ab(
     store = open_store(db or paths.default_db())
     store.said = _say
     store.hold_for_run()
+    _clean_leftovers()
     with versions.Checkouts() as checkouts:
         plan, selection, found = _ab_plan(
             checkouts,
