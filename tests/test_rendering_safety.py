@@ -126,7 +126,7 @@ def test_the_progress_display_shows_names_and_details_as_text(loud, monkeypatch)
     console = Console(file=io.StringIO(), force_terminal=True, color_system="standard", width=200)
     schedule = SimpleNamespace(planned=1, settings=SimpleNamespace(budget=None))
     with ProgressDisplay(console, schedule) as display:
-        display.started(SimpleNamespace(key=SimpleNamespace(workload="[/]", row="[bold]x\x1b[2J")), 0)
+        display.started(SimpleNamespace(key=SimpleNamespace(workload="[/]", row="[bold]x\x1b[2J")), 0, True)
         display.finished(trial)
     shown = console.file.getvalue()
     assert_literal(shown)

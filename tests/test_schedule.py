@@ -173,15 +173,15 @@ def test_an_extra_trial_takes_no_more_than_its_share_of_what_is_left(cells):
 
 
 def test_the_least_trials_are_planned_from_the_calibration(cells):
-    """Before its first trial, a cell's length is its calibrating trial's, with
-    the timed runs that trial lacked: a cell that cannot fit is not started."""
+    """Before a trial of its repetitions, a cell's length is its first trial's
+    with the repetitions that trial lacked: a cell that cannot fit is not started."""
     clock = Clock()
     found = cells(budget=1.0)
     schedule = Schedule(found, [], clock=clock)
     sleeper = next(c for c in found.cells if c.mechanism == "sleeper")
-    schedule.calibrated(sleeper, Calibration(repeat=100, run_ns=10 * MS, trial_ns=50 * MS), 50 * MS)
+    schedule.calibrated(sleeper, Calibration(repeat=100, run_ns=10 * MS, trial_ns=50 * MS))
     clock.now = 50 * MS
-    assert schedule.states[sleeper.key.id].expected_ns(runs=2) == 50 * MS + 199 * 10 * MS
+    assert schedule.states[sleeper.key.id].expected_ns(runs=2) == 50 * MS + 2 * 99 * 10 * MS
     taken = drive(
         schedule,
         clock,

@@ -143,7 +143,7 @@ def describe(env: dict, runtime_infos: list[dict] = ()) -> list[tuple[str, str]]
         ("load at start", ", ".join(map(str, env.get("load", []))) + " (1, 5, 15 minutes)"),
         ("concbench", env.get("concbench") or "?"),
         *([("limits", env["limits"])] if env.get("limits") else []),
-        *([("trials", env["trials"])] if env.get("trials") else []),
+        *([("trial processes", env["trials"])] if env.get("trials") else []),
         ("harness", f"Python {env.get('python', '?')}"),
     ]
     flag_sets: dict[str, list[tuple[str, ...]]] = {}

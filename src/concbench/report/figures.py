@@ -189,7 +189,8 @@ LEGEND = (
     "baseline's trial that ran nearest to it (trials of a table run back to back), and the median of "
     "those ratios, so that the machine's slow spells and drift, which hit both trials of a pair, cancel. "
     "A run of fixed work shorter than the minimum "
-    "(50 ms by default) repeats the work, as often as one untimed calibrating trial said, and its figures "
+    "(10 ms in the quick profile, 50 ms in standard and full) repeats the work, as often as the cell's first "
+    "trial (which ran it once a run) said, and its figures "
     "are per repetition; the table says under it which rows repeat.",
     "Rate workloads (executions, i/s): the count, time, units and live of the median run, then the median "
     "ops/s; ratio: ops/s / ops/s of the first row (higher is faster).",
