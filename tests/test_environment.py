@@ -17,7 +17,7 @@ def test_the_fingerprint_says_what_every_trial_runs_under(monkeypatch):
     monkeypatch.setenv("CONCBENCH_ASLR", "on")
     env = environment.fingerprint([], limits.Limits(None, None))
     assert env["trials"] == "ASLR on, PYTHONHASHSEED=0"
-    assert dict(environment.describe(env))["trials"] == "ASLR on, PYTHONHASHSEED=0"
+    assert dict(environment.describe(env))["trial processes"] == "ASLR on, PYTHONHASHSEED=0"
 
 
 ENV = {
