@@ -10,7 +10,7 @@ from functools import cached_property
 
 from .. import pairs
 from ..records import CellKey, TrialRecord
-from ..stats import Summary
+from ..stats import Summary, summarize
 from ..workloads import Workload
 from .aggregate import tables
 from .comparison import ALPHA, Change, adjusted
@@ -29,7 +29,7 @@ class PairedChange(Change):
 
     @cached_property
     def paired(self) -> Summary | None:
-        return pairs.summary(self.after.trials, self.before.trials, bool(self.table.rate_format))
+        return summarize(self.ratios)
 
     @property
     def ratio(self) -> float | None:
