@@ -8,6 +8,7 @@ one's own (the tests' deliberately bad runtime). CONCBENCH_DB names the
 database: a SQLite file, or a PostgreSQL server's postgresql:// URL."""
 
 import os
+import stat
 from pathlib import Path
 
 from .errors import UserError
@@ -58,6 +59,16 @@ def state_folder() -> Path:
     """This user's concbench state kept between commands (the journal of trials
     waiting for a database server): XDG's state folder."""
     return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "concbench"
+
+
+def make_private(folder: Path) -> None:
+    """folder, made if missing, readable by this user alone: what it holds
+    (trial records with the kits' stderr, the machine lock) is nobody else's.
+    One an older concbench made readable by all is made private too."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    status = os.lstat(folder)
+    if stat.S_ISDIR(status.st_mode) and status.st_uid == os.geteuid() and status.st_mode & 0o077:
+        os.chmod(folder, 0o700)
 
 
 def default_db() -> str:

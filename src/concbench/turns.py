@@ -1,15 +1,29 @@
 """One trial at a time on a machine: every concbench that runs trials here,
 a run or a worker, takes its turn by one lock, so that no two trials ever
-measure each other."""
+measure each other.
+
+The lock lives where no other user can plant anything in its place: root's
+folder under /run, which root's concbench makes and every user's concbench
+can lock (flock needs no write access), or, until root has made it, this
+user's own private folder. It is opened without following links and checked
+for owner and type before it is used: a link, a FIFO or another user's file
+there is refused in one line, never followed, waited on or changed."""
 
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-# One path on every machine, whatever $TMPDIR each concbench was given.
-LOCK = Path("/tmp/concbench-machine.lock")
+from . import paths
+from .errors import UserError
+
+SHARED = Path("/run/concbench")  # root's: every user's concbench takes turns by it
+LOCK_NAME = "machine.lock"
+# O_NONBLOCK: a FIFO planted there opens at once, and is then refused.
+_OPEN_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 _held = False  # by this process: a worker holds it around a trial, which takes it too
 
@@ -22,16 +36,81 @@ def machine_turn(waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
     if _held:
         yield
         return
-    with open(LOCK, "a") as held:
-        with contextlib.suppress(OSError):  # any user's concbench takes turns with any other's
-            os.chmod(LOCK, 0o666)
+    fd = _open_lock()
+    try:
         try:
-            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             waiting()
-            fcntl.flock(held, fcntl.LOCK_EX)
+            fcntl.flock(fd, fcntl.LOCK_EX)
         _held = True
         try:
             yield
         finally:
             _held = False
+    finally:
+        os.close(fd)
+
+
+def lock_path() -> Path:
+    """The lock this concbench takes turns by."""
+    shared = SHARED / LOCK_NAME
+    if os.geteuid() == 0 or os.path.lexists(shared):
+        return shared
+    return private_folder() / LOCK_NAME
+
+
+def private_folder() -> Path:
+    """This user's folder for the lock: the runtime folder the login gave, or the state folder."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    return (Path(runtime) if runtime else paths.state_folder()) / "concbench"
+
+
+def _open_lock() -> int:
+    path = lock_path()
+    owner = 0 if path.parent == SHARED else os.geteuid()
+    try:
+        if path.parent != SHARED:
+            paths.make_private(path.parent)
+        elif os.geteuid() == 0:
+            _make_shared_folder()
+        _check(path.parent, os.lstat(path.parent), owner, stat.S_ISDIR, "folder")
+        return _open_checked(path, owner)
+    except OSError as e:
+        reason = "it is a symbolic link; remove it" if e.errno == errno.ELOOP else e.strerror or str(e)
+        raise UserError(f"cannot take the machine lock {path}: {reason}") from None
+
+
+def _make_shared_folder() -> None:
+    """Made if missing, readable by all; checked by the caller either way."""
+    SHARED.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(SHARED)
+        os.chmod(SHARED, 0o755)  # whatever the umask; no other user can write to /run to swap it meanwhile
+
+
+def _open_checked(path: Path, owner: int) -> int:
+    """Root's lock is root's file, read by others; this user's is theirs alone."""
+    mine = os.geteuid() == owner
+    fd = os.open(path, (os.O_RDWR | os.O_CREAT if mine else os.O_RDONLY) | _OPEN_FLAGS, 0o600)
+    try:
+        _check(path, os.fstat(fd), owner, stat.S_ISREG, "regular file")
+        if mine:
+            os.fchmod(fd, 0o644 if owner == 0 else 0o600)  # whatever the umask: others lock root's by reading it
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _check(path: Path, status: os.stat_result, owner: int, is_kind: Callable[[int], bool], kind: str) -> None:
+    """What no other user can have put there or can change."""
+    if not is_kind(status.st_mode):
+        fault = f"not a {kind}"
+    elif status.st_uid != owner:
+        fault = f"owned by uid {status.st_uid}, not {owner}"
+    elif status.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        fault = "writable by others"
+    else:
+        return
+    raise UserError(f"cannot take the machine lock: {path} is {fault}; remove it")
