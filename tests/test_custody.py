@@ -116,6 +116,28 @@ def test_a_harness_killed_with_its_spawner_is_cleaned_up_after_by_the_next_run(f
     assert not alive(pid_when_written(pids))
 
 
+def test_a_dead_harness_mark_in_concbench_environment_kills_only_what_that_harness_left(fake_env, tmp_path):
+    """A mark copied into an environment (a concbench started inside a trial,
+    a user's copied shell): pid 1 with another start time is a dead harness.
+    Nothing counts as its leftover unless it left a scratch directory (or a
+    cgroup), and a concbench never kills itself or what it runs under."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**fake_env, "CONCBENCH_HARNESS": "1.0", "TMPDIR": str(scratch)}
+    bystander = subprocess.Popen(["sleep", "60"], env=env)
+    try:
+        done = concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=env)
+        assert done.returncode == 0, done.stderr
+        assert "cleaned up" not in done.stdout and alive(bystander.pid)
+
+        (scratch / "concbench-trial-1.0-abcdefgh").mkdir()  # that harness did die mid-trial here
+        done = concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=env)
+        assert done.returncode == 0, done.stderr  # itself spared; the bystander was that harness's
+        assert "cleaned up after a concbench that died mid-trial: 1 process, 1 scratch directory" in done.stdout
+    finally:
+        bystander.kill()
+
+
 @needs_cgroups
 def test_a_runaway_stops_at_the_memory_limit_with_a_status_that_says_so(fake_env):
     env = {**fake_env, "FAKE_MIB": "400"}
