@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from .. import paths
 from ..errors import UserError
 from ..protocol import Status
 from ..records import CellKey, Sample, TrialRecord
@@ -36,14 +37,20 @@ class Journal:
         """Kept on disk before the run goes on: a full disk here is the run's end."""
         try:
             if self._held is None:
-                self.folder.mkdir(parents=True, exist_ok=True)
-                self._held = open(self.path, "a")
+                self._held = self._open_private()
                 fcntl.flock(self._held, fcntl.LOCK_EX)  # another command sends it only once this one is gone
             self._held.write(json.dumps(_encoded(entry)) + "\n")
             self._held.flush()
             os.fsync(self._held.fileno())
         except OSError as e:
             raise UserError(f"cannot keep a finished trial in the journal {self.path}: {e.strerror or e}") from None
+
+    def _open_private(self):
+        """Trial records hold the kits' stderr: this user's alone, like their folders."""
+        for folder in (self.folder.parent, self.folder):
+            paths.make_private(folder)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        return os.fdopen(os.open(self.path, flags, 0o600), "a")
 
     def pending(self) -> int:
         return len(self.entries())
@@ -53,9 +60,10 @@ class Journal:
         found = []
         self._read = self._files()
         for path in self._read:
-            for line in path.read_text().splitlines():
-                with contextlib.suppress(ValueError, KeyError, TypeError):  # cut short as its writer died
-                    found.append(_decoded(json.loads(line)))
+            in_file = _decoded_lines(path)
+            if not in_file and path != self.path:  # cut short before its first whole line: nothing to send
+                path.unlink(missing_ok=True)
+            found += in_file
         return found
 
     def forget(self) -> None:
@@ -71,6 +79,14 @@ class Journal:
             return []
         mine = [self.path] if self.path.exists() else []
         return mine + [p for p in sorted(self.folder.glob(f"{self.prefix}.*.jsonl")) if p != self.path and _orphan(p)]
+
+
+def _decoded_lines(path: Path) -> list[Entry]:
+    found = []
+    for line in path.read_text(errors="replace").splitlines():
+        with contextlib.suppress(ValueError, KeyError, TypeError, RecursionError):  # cut short as its writer died
+            found.append(_decoded(json.loads(line)))
+    return found
 
 
 def _orphan(path: Path) -> bool:
