@@ -7,6 +7,9 @@ import os
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -185,6 +188,34 @@ def test_a_foreign_databases_rows_get_one_line(fake_env, tmp_path, stored_db, ta
         assert_one_line_error(
             concbench(*command, "--db", db, env=fake_env), "is damaged or not a concbench database", fragment
         )
+
+
+def stored_trials(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True) as connection:
+            return connection.execute("SELECT count(*) FROM trials").fetchone()[0]
+    except sqlite3.Error:  # not there yet, or its tables not yet made
+        return 0
+
+
+def test_a_database_deleted_mid_run_is_said_to_be_gone_not_read_only(fake_env, tmp_path):
+    db = tmp_path / "doomed.db"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "concbench", "run", "-w", "triangle", "-m", "slow", "--profile", "smoke"]
+        + ["--trials", "6", "--db", str(db)],
+        env=fake_env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not stored_trials(db):
+        assert time.monotonic() < deadline, "no trial was stored"
+        time.sleep(0.05)
+    db.unlink()
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"database {db} was deleted or moved while concbench was using it" in err and "readonly" not in err
 
 
 def test_a_database_without_tables_or_not_a_database_gets_one_line(fake_env, tmp_path):

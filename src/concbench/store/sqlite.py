@@ -46,6 +46,11 @@ class SqliteDatabase:
 
     def failure(self, error: Exception) -> UserError:
         """The one line for an error of this database."""
+        if getattr(error, "sqlite_errorname", None) == "SQLITE_READONLY_DBMOVED":  # SQLite says "readonly"
+            return UserError(
+                f"database {self.name} was deleted or moved while concbench was using it: "
+                "the trials stored in it went with it"
+            )
         if isinstance(error, sqlite3.Error) and getattr(error, "sqlite_errorname", None) not in DAMAGE_CODES:
             return UserError(f"database {self.name}: {error}")
         return self.damaged(error)
