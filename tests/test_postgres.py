@@ -2,17 +2,20 @@
 workers that drain one stored plan between them (one killed mid-trial), a
 server restarted mid-run, and one-line errors for a bad or unreachable one."""
 
+import dataclasses
 import json
 import signal
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 import psycopg
 import pytest
 from cluster import Cluster, server_bin
 from conftest import assert_one_line_error, concbench
 
+from concbench import worker
 from concbench.protocol import Status
 from concbench.records import CellKey, Probe, TrialRecord
 from concbench.store import open_store
@@ -206,6 +209,37 @@ def test_trials_kept_while_the_server_stays_away_are_sent_by_the_next_command(se
     later = open_store(pg_env["CONCBENCH_DB"], create=False)  # the next command sends them
     assert [(t.trial, t.wall_ns) for t in later.trials(run_id)] == [(0, 1), (1, 2)]
     assert later.journal.pending() == 0 and not list(later.journal.folder.iterdir())
+
+
+def test_a_journaled_trial_whose_claim_lapsed_is_not_counted_as_stored(server, pg_env, monkeypatch, tmp_path):
+    """The worker kept its trial while the server was away; meanwhile its
+    lease lapsed and another worker stored the trial: the first is told so."""
+    monkeypatch.setenv("XDG_STATE_HOME", pg_env["XDG_STATE_HOME"])
+    store = open_store(pg_env["CONCBENCH_DB"])
+    run_id = store.begin_run({"profile": "smoke"}, {})
+    record = TrialRecord(CellKey("triangle", "fake", "honest", (("n", 10),)), 0, Status.OK, "", {"area": 50}, wall_ns=1)
+    store.add_plan(run_id, [(record.cell.id, 0)])
+    assert store.claim(run_id, "first", lease_s=0) == (record.cell.id, 0)
+    server.stop()
+    try:
+        assert store.add_trial(run_id, record, claim="first")  # kept in the journal
+    finally:
+        server.start()
+    time.sleep(2.1)  # past the lease, counted in whole seconds
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "another"))  # another machine's worker
+    other = open_store(pg_env["CONCBENCH_DB"], create=False)
+    assert other.claim(run_id, "second", lease_s=60) == (record.cell.id, 0)
+    assert other.add_trial(run_id, dataclasses.replace(record, wall_ns=2), claim="second")
+    said = []
+    store.said = said.append
+    assert store.send_journal(wait=True) == 0
+    assert said[-1].endswith(
+        "sent the 1 trials that waited in the journal; 1 not stored: their claims lapsed and other workers took them"
+    )
+    first = SimpleNamespace(store=store, name="first", said=said.append)
+    assert worker.Worker.stored(first, [record]) == []
+    assert "not stored: its claim lapsed" in said[-1]
+    assert rows(pg_env, "SELECT wall_ns FROM trials") == [(2,)]
 
 
 def test_a_schema_7_database_gets_probes_and_a_probe_while_the_server_is_away_is_dropped(server, pg_env, monkeypatch):

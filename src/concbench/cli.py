@@ -757,6 +757,7 @@ def worker_(run_id, machine, grace, db):
     try:
         stored = taker.drain()
         _send_journal(store)
+        stored = taker.stored(stored)
     except KeyboardInterrupt:
         _send_journal(store, wait=False)
         store.release(info.id, taker.name)

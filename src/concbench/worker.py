@@ -58,6 +58,16 @@ class Worker:
             if kept:
                 stored.append(record)
 
+    def stored(self, records: list[TrialRecord]) -> list[TrialRecord]:
+        """Of the trials drain kept, those the database took: one kept in the
+        journal while the server was away is refused when it is sent if its
+        claim lapsed meanwhile and another worker took the trial."""
+        lapsed = {(e.record.cell.id, e.record.trial) for e in self.store.lapsed if e.claim == self.name}
+        for record in records:
+            if (record.cell.id, record.trial) in lapsed:
+                self.said(_line(record, kept=False))
+        return [record for record in records if (record.cell.id, record.trial) not in lapsed]
+
     def _taking_turns(self) -> None:
         if not self.turns_said:
             self.said("another concbench runs trials on this machine: taking turns with it, a trial at a time")

@@ -110,6 +110,7 @@ class Store:
         self._next_attempt = 0.0  # the monotonic time a lost server is tried again
         self._backoff = iter(BACKOFF)
         self.said: Callable[[str], None] = lambda line: None  # what a command's user is told
+        self.lapsed: list[Entry] = []  # sent from the journal after their claims lapsed: not stored
         self.send_journal(wait=False)
 
     def hold_for_run(self) -> None:
@@ -229,10 +230,10 @@ class Store:
                     if self._next_attempt:  # the connection was lost
                         self.database.reconnect()
                     with self.database.transaction():
-                        for entry in entries:
-                            _insert_trial(self.database, entry)
+                        refused = [entry for entry in entries if not _insert_trial(self.database, entry)]
                     self.journal.forget()
-                    self.said(f"database {self.name}: sent the {len(entries)} trials that waited in the journal")
+                    self.lapsed += refused
+                    self.said(_sent(self.name, len(entries), len(refused)))
                     self._next_attempt, self._backoff = 0.0, iter(BACKOFF)
                     return 0
                 except UserError:
@@ -529,16 +530,28 @@ def _trial_record(row: tuple, samples: tuple[Sample, ...], seq: int | None = Non
     )
 
 
+def _sent(database: str, sent: int, refused: int) -> str:
+    line = f"database {database}: sent the {sent} trials that waited in the journal"
+    return line + (f"; {refused} not stored: their claims lapsed and other workers took them" if refused else "")
+
+
+def _claim_kept(db, entry: Entry) -> bool:
+    """The worker's claim on the trial, marked done; or done by this worker
+    already (a send whose answer was lost). False: another worker took it."""
+    key = (entry.run_id, entry.record.cell.id, entry.record.trial, entry.claim)
+    where = "WHERE run_id = ? AND cell = ? AND trial = ? AND worker = ?"
+    return bool(
+        db.execute(f"UPDATE planned SET state = 'done' {where} AND state = 'claimed' RETURNING trial", key)
+        or db.execute(f"SELECT trial FROM planned {where} AND state = 'done'", key)
+    )
+
+
 def _insert_trial(db, entry: Entry) -> bool:
     """One trial and its samples, once: a trial sent again (its first commit's
     answer lost with the connection) or claimed by another worker meanwhile is
     not stored twice."""
     run_id, t = entry.run_id, entry.record
-    if entry.claim is not None and not db.execute(
-        "UPDATE planned SET state = 'done' WHERE run_id = ? AND cell = ? AND trial = ? AND worker = ? "
-        "AND state = 'claimed' RETURNING trial",
-        (run_id, t.cell.id, t.trial, entry.claim),
-    ):
+    if entry.claim is not None and not _claim_kept(db, entry):
         return False
     inserted = db.execute(
         """INSERT INTO trials (run_id, cell, workload, runtime, mechanism, options, params,
