@@ -1,3 +1,5 @@
+import time
+
 import pytest
 
 from concbench import expr
@@ -46,3 +48,60 @@ def test_an_expression_without_an_integer_value_is_uncomputable(source, values):
 
     with pytest.raises(expr.Uncomputable):
         expr.evaluate(source, values, FUNCTIONS)
+
+
+def refused_quickly(error: type[Exception], source: str, values: dict[str, int]) -> str:
+    """The message of an expression refused within a second (each of these once ran for minutes or crashed)."""
+    from concbench.workloads import FUNCTIONS
+
+    started = time.monotonic()
+    with pytest.raises(error) as refusal:
+        expr.evaluate(source, values, FUNCTIONS)
+    assert time.monotonic() - started < 1
+    return str(refusal.value)
+
+
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("-" * 999 + "a", "nested more than 50 levels deep"),  # 1,000 levels, within the length
+        ("a" + " * a" * 60, "nested more than 50 levels deep"),
+        ("(" * 1000 + "a" + ")" * 1000, "2,001 characters, at most 1,000"),
+        ("1+" * 5000 + "1", "10,001 characters, at most 1,000"),  # the parser's RecursionError
+        ("9" * 1_000_000, "1,000,000 characters, at most 1,000"),  # a 1 MB literal
+    ],
+)
+def test_a_source_too_long_or_too_deep_is_refused_before_it_is_evaluated(source, message):
+    assert refused_quickly(expr.ExpressionError, source, {"a": 1}).endswith(message)
+
+
+def test_the_parsers_own_limits_are_an_expression_error(monkeypatch):
+    def overflowing(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded during ast construction")
+
+    monkeypatch.setattr(expr.ast, "parse", overflowing)
+    assert refused_quickly(expr.ExpressionError, "a", {"a": 1}) == "'a': nested too deeply to parse"
+
+
+@pytest.mark.parametrize(
+    "source, values, message",
+    [
+        ("a * a", {"a": 2**4000}, "a value of 8,001 bits, at most 4096"),
+        ("a * a * a * a * a * a * a * a", {"a": 2**1000}, "a value of 5,001 bits, at most 4096"),
+        ("ops", {"ops": 10**5000}, "a value of 16,610 bits, at most 4096"),
+        ("lcg_sum(10**9, 0, 1)", {}, "1,000,000,000 draws asked for, at most 1,000,000"),
+        ("lcg_sum(ops, 0, 1)", {"ops": 2**62}, "4,611,686,018,427,387,904 draws asked for"),
+        ("lcg_first_above(10**9, 0, 1, 0)", {}, "1,000,000,000 draws asked for"),
+        ("bisection_candidates(10**9, 0, 1, 0)", {}, "1,000,000,000 draws asked for"),
+        ("lcg_sum(-1, 0, 1)", {}, "-1 draws asked for"),
+        ("squares_mod_sum(10**12, 10**12)", {}, "1,000,000,000,000 terms (the least of count and modulus)"),
+        ("squares_mod_sum(-1, 10)", {}, "a count of at least 0"),
+    ],
+)
+def test_a_value_or_a_function_call_too_costly_is_refused_before_it_is_computed(source, values, message):
+    assert message in refused_quickly(expr.Uncomputable, source, values)
+
+
+def test_a_refusal_quotes_a_long_source_shortened():
+    message = refused_quickly(expr.ExpressionError, "a" + " * a" * 60, {"a": 1})
+    assert message == repr(("a" + " * a" * 60)[: expr.QUOTED]) + "...: nested more than 50 levels deep"

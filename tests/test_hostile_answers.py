@@ -86,6 +86,23 @@ def test_ops_that_a_spec_divides_by_zero_for_leave_the_run_unverified(fake_env, 
     assert record["expected"] == {}
 
 
+def test_ops_that_a_spec_would_draw_too_many_values_for_leave_the_run_unverified(fake_env, tmp_path):
+    spec = (FIXTURES / "uncomputable" / "triangle.toml").read_text()
+    (tmp_path / "workloads").mkdir()
+    (tmp_path / "workloads" / "triangle.toml").write_text(spec.replace("ops // (ops - batch)", "lcg_sum(ops, 0, 1)"))
+    env = {**fake_env, "CONCBENCH_WORKLOADS": str(tmp_path / "workloads")}
+    ops = 10**9  # a billion draws once took minutes and gigabytes
+    done = run_says(env, tmp_path, answer(ops=ops, result={"total": ops * TOTAL, "mean": 0}))
+    assert_stored(
+        env,
+        tmp_path,
+        done,
+        "invalid",
+        f"run 1: the spec gives no expected figures for ops = {ops}: "
+        "1,000,000,000 draws asked for, at most 1,000,000 (in 'lcg_sum(ops, 0, 1)')",
+    )
+
+
 def test_a_valid_answer_padded_past_the_stdout_cap_is_garbage_that_names_the_cap(fake_env, tmp_path):
     # Found with `--runs 20000` (2.3 MiB of honest runs), which the command line now refuses.
     padded = answer().replace("{", "{" + " " * STDOUT_LIMIT, 1)

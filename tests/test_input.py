@@ -5,6 +5,7 @@ read creates nothing; bad input is refused before anything is built."""
 
 import os
 import re
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -292,3 +293,64 @@ def test_bad_input_is_refused_before_anything_is_built(fake_env, tmp_path):
         assert not marker.exists()
     smoke(env)
     assert marker.exists()  # the build does leave it
+
+
+# Address space for a command that refuses a costly spec or plan: it needs
+# about 300 MiB; the attacks below once took 1.2 to 5.9 GB, or ran for minutes.
+LITTLE_MEMORY = 512 * 1024 * 1024
+QUICKLY = 30  # seconds
+
+
+def cheaply(env: dict, *args):
+    """The command line with little memory and time: running out of either
+    (a MemoryError's traceback, a TimeoutExpired) fails the test."""
+
+    def little_memory():
+        resource.setrlimit(resource.RLIMIT_AS, (LITTLE_MEMORY, LITTLE_MEMORY))
+
+    return concbench(*args, env=env, timeout=QUICKLY, preexec_fn=little_memory)
+
+
+def with_triangle(env: dict, tmp_path: Path, *edits: tuple[str, str]) -> dict:
+    """env with a copy of the fixture workloads whose triangle.toml has the edits."""
+    folder = copied(FIXTURES / "workloads", tmp_path / "workloads", "triangle.toml", *edits)
+    return {**env, "CONCBENCH_WORKLOADS": str(folder)}
+
+
+@pytest.mark.parametrize(
+    "total, fragment",
+    [
+        ("lcg_sum(10**9, 0, 1)", "triangle: 1,000,000,000 draws asked for, at most 1,000,000"),
+        ("squares_mod_sum(10**12, 10**12)", "triangle: 1,000,000,000,000 terms (the least of count and modulus)"),
+        ("2**2048 * 2**2048 * 2**2048", "triangle: a value of 4,097 bits, at most 4096"),  # the first product
+        ("-" * 999 + "n", "nested more than 50 levels deep"),  # 1,000 levels, within the length
+        ("(" * 1000 + "n" + ")" * 1000, "2,001 characters, at most 1,000"),
+        ("1+" * 5000 + "1", "10,001 characters, at most 1,000"),  # once the parser's RecursionError
+        ("9" * 1_000_000, "1,000,000 characters, at most 1,000"),
+    ],
+    ids=["lcg_sum", "squares_mod_sum", "4097 bits", "1000 deep", "1000 parentheses", "5000 additions", "1 MB literal"],
+)
+def test_an_expectation_too_costly_to_compute_gets_one_line(fake_env, tmp_path, total, fragment):
+    env = with_triangle(fake_env, tmp_path, (r"^total = .*$", f'total = "{total}"'))
+    assert_one_line_error(cheaply(env, "run", "-w", "triangle"), fragment)
+
+
+SECOND_PARAMETER = '[params.m]\ntype = "int"\nmin = 0\nmax = 1_000_000\ndoc = "unused"\n\n[expect]'
+
+
+def test_a_plan_too_large_gets_one_line(fake_env, tmp_path):
+    env = with_triangle(fake_env, tmp_path, (r"^\[expect\]$", SECOND_PARAMETER), (r" \}$", ", m = 0 }"))
+    values = ",".join(map(str, range(10_000)))
+    for args, fragments in [
+        (
+            ["-p", f"n={values}", "-p", f"m={values}"],  # once 5.9 GB
+            [
+                "triangle: sweeping n (10,000 values) x m (10,000 values) makes 100,000,000 parameter sets, at most 1,000"
+            ],
+        ),
+        (
+            ["-p", "n=" + ",".join(map(str, range(1000)))],  # 1,000 x the fake runtime's mechanisms: once started
+            ["the selection makes ", " cells (n/a ones included), at most 5,000"],
+        ),
+    ]:
+        assert_one_line_error(cheaply(env, "run", "-w", "triangle", *args), *fragments)

@@ -1,7 +1,10 @@
+import time
+
 import pytest
 
-from concbench import lcg, series, workloads
+from concbench import lcg, runtimes, series, workloads
 from concbench.errors import UserError
+from concbench.plan import Selection, choose
 from concbench.spec import load_toml
 
 GOOD = """
@@ -83,6 +86,10 @@ def test_sweeps_and_overrides(tmp_path):
         (GOOD.replace("quick = { n = 2 }\n", ""), "no 'quick' profile"),
         (GOOD.replace('type = "int"', 'type = "complex"'), "params.n.type"),
         (GOOD + "colour = 'red'\n", "colour"),
+        (
+            GOOD.replace("full = { n = [3, 4] }", f"full = {{ n = {[3] * 1001} }}"),
+            "profiles.full: sweeping n (1,001 values) makes 1,001 parameter sets, at most 1,000",
+        ),
     ],
 )
 def test_malformed_specs_give_one_line(tmp_path, text, message):
@@ -153,6 +160,30 @@ def test_rate_workloads_have_typed_parameters_and_expect_in_terms_of_ops(tmp_pat
     ]:
         with pytest.raises(UserError, match=message):
             spec.param_sets("quick", override)
+
+
+def test_sweeps_are_bounded_before_they_are_made(tmp_path):
+    spec = load(tmp_path, RATE)  # 10,000 x 10,000 values once took 5.9 GB
+    started = time.monotonic()
+    with pytest.raises(UserError) as refusal:
+        spec.param_sets("quick", {"n": ["1"] * 10_000, "batch": ["10"] * 10_000})
+    assert time.monotonic() - started < 1
+    assert str(refusal.value) == (
+        "w: sweeping n (10,000 values) x batch (10,000 values) x mode (2 values) "
+        "makes 200,000,000 parameter sets, at most 1,000"
+    )
+
+
+@pytest.mark.parametrize("profile", workloads.PROFILES)
+def test_every_profile_of_the_catalogue_plans_within_the_bounds(profile):
+    choose(Selection(profile=profile), workloads.load_all(), runtimes.load_all())
+
+
+@pytest.mark.parametrize("spec", workloads.load_all().values(), ids=lambda spec: spec.id)
+def test_the_catalogues_expectations_are_computed_at_every_parameters_maximum(spec):
+    params = spec.param_sets("standard", {})[0]
+    largest = {name: p.max if p.type == "int" else params[name] for name, p in spec.params.items()}
+    spec.expected(largest, params.get("batch") if spec.kind == "rate" else None)
 
 
 def test_the_lcg_is_the_catalogues():

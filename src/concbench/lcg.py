@@ -6,9 +6,15 @@ lo + draw mod (hi - lo + 1). Case i of a workload uses draw i."""
 from itertools import islice
 
 SEED = 42
+# The most draws an `[expect]` function makes (under a second of them): the
+# map workloads' largest `cases`. Unbounded, a spec could ask for any count,
+# or pass the ops a run reports.
+MAX_DRAWS = 1_000_000
 
 
 def draws(count: int, lo: int, hi: int) -> list[int]:
+    if not 0 <= count <= MAX_DRAWS:
+        raise ValueError(f"{count:,} draws asked for, at most {MAX_DRAWS:,}")
     return list(islice(_mapped(lo, hi), count))
 
 

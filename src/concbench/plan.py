@@ -203,6 +203,11 @@ class Plan:
         return self.settings
 
 
+# The cells a selection may ask for, n/a ones included: each is at least a
+# trial to run, store and report. The catalogue's full profile asks for 1,575.
+MAX_CELLS = 5000
+
+
 @dataclass(frozen=True)
 class Choice:
     """A selection checked against the suite: every name known, every parameter value valid."""
@@ -220,9 +225,22 @@ def choose(selection: Selection, workloads: dict[str, Workload], runtimes: dict[
     _check_mechanisms(selection.mechanisms, chosen_runtimes)
     check_names("parameter", selection.params, {p for w in chosen_workloads for p in w.params})
     check_names("option", selection.options, {o for r in chosen_runtimes for o in r.manifest.options})
-    return Choice(
-        selection, [(w, w.param_sets(selection.profile, selection.params)) for w in chosen_workloads], chosen_runtimes
-    )
+    param_sets = [(w, w.param_sets(selection.profile, selection.params)) for w in chosen_workloads]
+    _check_cells(param_sets, chosen_runtimes, selection.mechanisms)
+    return Choice(selection, param_sets, chosen_runtimes)
+
+
+def _check_cells(
+    param_sets: list[tuple[Workload, list[Params]]], runtimes: list[Runtime], wanted: tuple[str, ...]
+) -> None:
+    """A one-line error for a selection of more than MAX_CELLS cells, counted before they are made."""
+    mechanisms = sum(wanted_mechanism(wanted, r.name, m) for r in runtimes for m in r.manifest.mechanisms)
+    cells = mechanisms * sum(len(sets) for _, sets in param_sets)
+    if cells > MAX_CELLS:
+        raise UserError(
+            f"the selection makes {cells:,} cells (n/a ones included), at most {MAX_CELLS:,}: "
+            "select fewer workloads, runtimes, mechanisms or parameter values"
+        )
 
 
 def make_plan(choice: Choice) -> Plan:

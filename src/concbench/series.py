@@ -2,12 +2,18 @@
 
 from . import lcg
 
+# The most terms squares_mod_sum computes one by one (about 0.1 s of them):
+# future's count is up to 10,000,000, but its modulus is 1,000.
+MAX_TERMS = 1_000_000
+
 
 def squares_mod_sum(count: int, modulus: int) -> int:
     """The sum of (i * i) mod modulus for i in 0..count-1 (the future workload's values).
     The terms repeat with period `modulus`, so whole periods are counted once."""
-    if modulus < 1:
-        raise ValueError(f"modulus {modulus} is not positive")
+    if modulus < 1 or count < 0:
+        raise ValueError(f"squares_mod_sum({count}, {modulus}): a count of at least 0, a modulus of at least 1")
+    if min(count, modulus) > MAX_TERMS:
+        raise ValueError(f"{min(count, modulus):,} terms (the least of count and modulus), at most {MAX_TERMS:,}")
     period = [i * i % modulus for i in range(min(count, modulus))]
     whole, rest = divmod(count, modulus)
     return whole * sum(period) + sum(period[:rest])

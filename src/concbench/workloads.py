@@ -3,6 +3,7 @@ values per profile, and the expected result, computed here from the
 parameters (and, for rate workloads, from the operations a run counted)."""
 
 import itertools
+import math
 from pathlib import Path
 from typing import Literal
 
@@ -28,6 +29,12 @@ FUNCTIONS: expr.Functions = {
 
 # A rate workload's expectations may name the operations its run counted.
 OPS = "ops"
+
+# The parameter sets a workload's sweeps may make (their values multiplied),
+# bounded before they are made: each one's expectations are computed when a
+# run is planned, and it makes a cell per mechanism (plan.MAX_CELLS). The
+# catalogue's full profile makes at most 6.
+MAX_PARAM_SETS = 1000
 
 
 class Param(Strict):
@@ -139,11 +146,11 @@ class Workload(Strict):
         if missing:
             raise ValueError(f"profiles: no {missing[0]!r} profile")
         for profile, values in self.profiles.items():
-            for params in _expand(values):
-                try:
+            try:
+                for params in _expand(values):
                     self.validate_params(params)
-                except ValueError as e:
-                    raise ValueError(f"profiles.{profile}: {e}") from None
+            except ValueError as e:
+                raise ValueError(f"profiles.{profile}: {e}") from None
         return self
 
     def _expressions(self):
@@ -204,6 +211,10 @@ class Workload(Strict):
 def _expand(values: dict[str, Value | list[Value]]) -> list[Params]:
     names = list(values)
     axes = [v if isinstance(v, list) else [v] for v in values.values()]
+    count = math.prod(len(axis) for axis in axes)
+    if count > MAX_PARAM_SETS:
+        sweeps = " x ".join(f"{name} ({len(axis):,} values)" for name, axis in zip(names, axes) if len(axis) > 1)
+        raise ValueError(f"sweeping {sweeps} makes {count:,} parameter sets, at most {MAX_PARAM_SETS:,}")
     return [dict(zip(names, combination)) for combination in itertools.product(*axes)]
 
 
