@@ -10,12 +10,12 @@ import time
 
 import psycopg
 import pytest
-from cluster import Cluster, server_bin
+from cluster import PASSWORD, Cluster, server_bin
 from conftest import assert_one_line_error, concbench
 
 from concbench.protocol import Status
 from concbench.records import CellKey, Probe, TrialRecord
-from concbench.store import open_store
+from concbench.store import open_store, postgresql
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +34,18 @@ def server():
 
 
 @pytest.fixture
-def pg_env(server, fake_env, tmp_path, request):
+def database(server, request) -> str:
+    """A fresh database on the server, named after the test: its name."""
+    name = request.node.name.replace("[", "_").replace("]", "")[:60]
+    server.new_database(name)
+    return name
+
+
+@pytest.fixture
+def pg_env(server, database, fake_env, tmp_path):
     """The fake suite's environment with a fresh database on the server, and
     a state folder of its own for the journal."""
-    url = server.new_database(request.node.name.replace("[", "_").replace("]", "")[:60])
-    return {**fake_env, "CONCBENCH_DB": url, "XDG_STATE_HOME": str(tmp_path / "state")}
+    return {**fake_env, "CONCBENCH_DB": server.url(database), "XDG_STATE_HOME": str(tmp_path / "state")}
 
 
 def rows(env, sql, params=()):
@@ -87,7 +94,7 @@ def test_the_commands_work_on_a_server_as_on_a_file(pg_env, tmp_path):
     assert concbench("report", "-o", page, env=pg_env).returncode == 0 and "fake/slow" in page.read_text()
     assert rows(pg_env, "SELECT version FROM concbench_schema") == [(8,)]
     assert rows(pg_env, "SELECT count(*) > 0 FROM probes GROUP BY run_id ORDER BY run_id") == [(True,), (True,)]
-    assert "a secret" not in concbench("show", env=pg_env).stdout  # the password is never shown
+    assert not leaks(concbench("show", env=pg_env).stdout)  # the password is never shown
 
 
 def test_two_workers_drain_one_plan_and_no_trial_runs_twice(pg_env):
@@ -153,9 +160,10 @@ def test_a_bad_or_unreachable_server_gets_one_line_and_nothing_written(server, p
         (server.url(password="wrong"), "password authentication failed"),
     ]
     for url, fragment in cases:
-        done = concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", "--db", url, env=fake_env)
+        done = concbench(
+            "run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env={**fake_env, "CONCBENCH_DB": url}
+        )
         assert_one_line_error(done, "database", fragment)
-        assert "wrong" not in done.stderr  # nor a wrong password
     assert_one_line_error(concbench("show", env=pg_env), "no runs stored yet")
     assert concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=pg_env).returncode == 0
     with psycopg.connect(pg_env["CONCBENCH_DB"], autocommit=True) as db:
@@ -224,3 +232,72 @@ def test_a_schema_7_database_gets_probes_and_a_probe_while_the_server_is_away_is
     finally:
         server.start()
     assert open_store(pg_env["CONCBENCH_DB"], create=False).probes(run_id) == [Probe(1, 4_000_000)]
+
+
+# Secrets: a database password is never printed.
+
+SECRET = "n0t-for-your-eyes"
+
+
+def leaks(text: str) -> bool:
+    """Whether the test cluster's password is in the text, as it is or percent-encoded."""
+    return PASSWORD in text or PASSWORD.replace(" ", "%20") in text
+
+
+@pytest.mark.parametrize(
+    ("url", "masked"),
+    [
+        (f"postgresql://who:{SECRET}@db/x", "postgresql://who:***@db/x"),
+        (f"postgres://:{SECRET}@/x?host=/run/pg", "postgres://:***@/x?host=/run/pg"),
+        (
+            f"postgresql://who@db/x?sslmode=require&password={SECRET}",
+            "postgresql://who@db/x?sslmode=require&password=***",
+        ),
+        (f"postgresql://who@db/x?password={SECRET}&port=5433", "postgresql://who@db/x?password=***&port=5433"),
+        (f"postgresql://who@db/x?pass%77ord={SECRET}", "postgresql://who@db/x?pass%77ord=***"),  # libpq decodes keys
+        # libpq refuses a key in capitals; masked all the same
+        (f"postgresql://who@db/x?PASSWORD={SECRET}", "postgresql://who@db/x?PASSWORD=***"),
+        (f"postgresql://who@db/x?sslpassword={SECRET}", "postgresql://who@db/x?sslpassword=***"),
+        (f"postgresql://who:{SECRET}@db/x?password={SECRET}", "postgresql://who:***@db/x?password=***"),
+        (f"postgresql://who:a?{SECRET}@db/x", "postgresql://who:***@db/x"),  # libpq reads on past a '?'
+        (f"postgresql://who:a@{SECRET}@db/x", "postgresql://who:***@db/x"),  # as meant, not as libpq reads it
+        (f"postgresql://who:a/{SECRET}@db/x", "postgresql://who:***@db/x"),
+        (f"postgresql://who:{SECRET}@[::1/x", "postgresql://who:***@[::1/x"),
+        ("postgresql://who@db/x?application_name=a:b@c", "postgresql://who@db/x?application_name=a:b@c"),
+        ("postgresql://who:@db/x?password=", "postgresql://who:@db/x?password="),  # empty: no password
+    ],
+)
+def test_every_form_of_password_in_a_url_is_masked(url, masked):
+    assert postgresql.shown(url) == masked
+    assert postgresql.has_password(url) == (SECRET in url)
+
+
+def test_a_password_is_in_no_error_whatever_the_url_or_the_server_says(server, fake_env):
+    cases = [
+        (f"postgresql://who:{SECRET}@[::1/x", "is malformed"),  # libpq's message quotes the whole URL
+        (f"postgresql://who@db/x?password=%zz{SECRET}", "is malformed"),  # and a token it cannot decode
+        (f"postgresql://who:a%zz{SECRET}@db/x", "is malformed"),
+        (f"postgresql://who:a@{SECRET}@127.0.0.1/x", "percent-encode"),  # libpq would try the host '{SECRET}@...'
+        (f"postgresql://who:a/{SECRET}@127.0.0.1/x", "percent-encode"),  # or the port 'a'
+        (f"postgresql://who@127.0.0.1:1/x?connect_timeout=2&password={SECRET}", "cannot connect"),
+        (server.url(password=SECRET), "password authentication failed"),
+        (server.url(password=None) + f"&pass%77ord={SECRET}", "password authentication failed"),
+    ]
+    for url, fragment in cases:
+        done = concbench("show", env={**fake_env, "CONCBENCH_DB": url})
+        assert_one_line_error(done, "database", fragment)
+        assert SECRET not in done.stderr + done.stdout, url
+
+
+def test_a_password_in_the_query_is_in_no_progress_line(server, database, fake_env, tmp_path):
+    url = server.url(database, password=None) + "&password=" + PASSWORD.replace(" ", "%20")
+    env = {**fake_env, "CONCBENCH_DB": url, "XDG_STATE_HOME": str(tmp_path / "state")}
+    commands = [  # each names the database
+        ["run", "-w", "triangle", "-m", "honest", "--profile", "smoke", "--trials", "2", "--plan-only"],
+        ["worker"],
+        ["run", "-w", "triangle", "-m", "honest", "--profile", "smoke"],
+    ]
+    for command in commands:
+        done = concbench(*command, env=env)
+        assert done.returncode == 0, done.stderr
+        assert "password=***" in done.stdout and not leaks(done.stdout + done.stderr)
