@@ -7,10 +7,11 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import psycopg
 import pytest
-from cluster import PASSWORD, Cluster, server_bin
+from cluster import PASSWORD, USER, Cluster, server_bin
 from conftest import assert_one_line_error, concbench
 
 from concbench.protocol import Status
@@ -234,7 +235,8 @@ def test_a_schema_7_database_gets_probes_and_a_probe_while_the_server_is_away_is
     assert open_store(pg_env["CONCBENCH_DB"], create=False).probes(run_id) == [Probe(1, 4_000_000)]
 
 
-# Secrets: a database password is never printed.
+# Secrets: a database password is never printed, and never on a command line
+# that concbench asks for.
 
 SECRET = "n0t-for-your-eyes"
 
@@ -301,3 +303,42 @@ def test_a_password_in_the_query_is_in_no_progress_line(server, database, fake_e
         done = concbench(*command, env=env)
         assert done.returncode == 0, done.stderr
         assert "password=***" in done.stdout and not leaks(done.stdout + done.stderr)
+
+
+def test_a_password_on_the_command_line_gets_one_warning_and_one_in_the_environment_none(fake_env):
+    def unreachable(name, password=SECRET):
+        return f"postgresql://who@127.0.0.1:1/{name}?connect_timeout=2&password={password}"
+
+    merged = concbench("merge", unreachable("a"), unreachable("b"), "--into", unreachable("c"), env=fake_env)
+    warnings = [line for line in merged.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "~/.pgpass, a service file or PGPASSWORD" in warnings[0], merged.stderr
+    assert "every local user" in concbench("show", "--db", unreachable("x"), env=fake_env).stderr
+    assert_one_line_error(concbench("show", env={**fake_env, "CONCBENCH_DB": unreachable("x")}), "cannot connect")
+    assert_one_line_error(concbench("show", "--db", unreachable("x", password=""), env=fake_env), "cannot connect")
+
+
+def test_each_safe_way_to_give_a_password_works_and_keeps_it_off_the_command_line(server, database, fake_env, tmp_path):
+    bare = server.url(database, password=None)
+    service = f"[bench]\nhost={server.socket}\nuser={USER}\ndbname={database}\npassword={PASSWORD}\n"
+    ways = {
+        "PGPASSWORD": ({"PGPASSWORD": PASSWORD}, {}, ["--db", bare]),
+        "~/.pgpass": ({}, {".pgpass": f"*:*:*:{USER}:{PASSWORD}\n"}, ["--db", bare]),
+        "a service file": ({}, {".pg_service.conf": service}, ["--db", "postgresql://?service=bench"]),
+        "$CONCBENCH_DB": ({"CONCBENCH_DB": server.url(database)}, {}, []),
+    }
+    for way, (variables, files, arguments) in ways.items():
+        home = tmp_path / way.strip("~/$")
+        home.mkdir()
+        for name, text in files.items():
+            (home / name).write_text(text)
+            (home / name).chmod(0o600)  # libpq ignores a ~/.pgpass others can read
+        env = {**fake_env, "HOME": str(home), "XDG_STATE_HOME": str(home / "state"), **variables}
+        run = background("run", "-w", "triangle", "-m", "slow", "--profile", "smoke", *arguments, env=env)
+        proc = Path(f"/proc/{run.pid}/cmdline")  # what ps shows every local user
+        wait_for(proc.read_bytes)  # empty while the process is still in exec
+        command_line = proc.read_bytes().decode()
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0 and not err, (way, err)
+        assert "concbench" in command_line and not leaks(command_line), way
+        assert not leaks(out), way
+    assert rows({"CONCBENCH_DB": server.url(database)}, "SELECT count(*) FROM runs") == [(len(ways),)]
