@@ -235,8 +235,8 @@ def test_a_schema_7_database_gets_probes_and_a_probe_while_the_server_is_away_is
     assert open_store(pg_env["CONCBENCH_DB"], create=False).probes(run_id) == [Probe(1, 4_000_000)]
 
 
-# Secrets: a database password is never printed, and never on a command line
-# that concbench asks for.
+# Secrets: a database password is never printed, never on a command line that
+# concbench asks for, and never in a trial's environment.
 
 SECRET = "n0t-for-your-eyes"
 
@@ -342,3 +342,18 @@ def test_each_safe_way_to_give_a_password_works_and_keeps_it_off_the_command_lin
         assert "concbench" in command_line and not leaks(command_line), way
         assert not leaks(out), way
     assert rows({"CONCBENCH_DB": server.url(database)}, "SELECT count(*) FROM runs") == [(len(ways),)]
+
+
+def test_a_trial_cannot_print_the_database_password(fake_env):
+    """On a SQLite file: a PostgreSQL text refuses the NULs between the variables."""
+    env = {
+        **fake_env,
+        "PGPASSWORD": SECRET,
+        "FAKE_STDERR": "/proc/self/environ",  # the trial prints its whole environment
+        "FAKE_EXIT": "1",
+    }
+    done = concbench("run", "-w", "triangle", "-m", "says", "--profile", "smoke", env=env)
+    assert done.returncode == 1, done.stderr
+    (trial,) = [json.loads(line) for line in concbench("show", "--json", env=fake_env).stdout.splitlines()]
+    assert "FAKE_EXIT=1" in trial["stderr"]  # it did print it
+    assert SECRET not in trial["stderr"] and "CONCBENCH_DB=" not in trial["stderr"]
