@@ -58,8 +58,10 @@ class Cluster:
     def stop(self) -> None:
         self._as_owner("pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop")
 
-    def url(self, database: str = "postgres", password: str = PASSWORD) -> str:
-        return f"postgresql://{USER}:{password.replace(' ', '%20')}@/{database}?host={self.socket}"
+    def url(self, database: str = "postgres", password: str | None = PASSWORD) -> str:
+        """The database's URL, with the password (None: without, for libpq to find)."""
+        userinfo = USER if password is None else f"{USER}:{password.replace(' ', '%20')}"
+        return f"postgresql://{userinfo}@/{database}?host={self.socket}"
 
     def new_database(self, name: str) -> str:
         import psycopg

@@ -9,7 +9,7 @@ import shutil
 import sqlite3
 
 import pytest
-from cluster import Cluster, server_bin
+from cluster import PASSWORD, Cluster, server_bin
 from conftest import FIXTURES, assert_one_line_error, concbench
 
 from concbench.store import open_store
@@ -192,16 +192,19 @@ def cluster():
     cluster.remove()
 
 
-def test_files_are_merged_into_a_postgresql_database_and_back(cluster, sources, fake_env, tmp_path):
+def test_files_are_merged_into_a_postgresql_database_and_back(cluster, sources, fake_env, tmp_path, monkeypatch):
     a, b = sources
-    url = cluster.new_database("merged")
+    cluster.new_database("merged")
+    url = cluster.url("merged", password=None)  # its password off the command line, as docs/fleet.md says
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    fake_env = {**fake_env, "PGPASSWORD": PASSWORD}
     merged(b, "--into", url, env=fake_env)
     done = concbench("merge", a, torn_copy(b, tmp_path / "torn.db"), "--into", url, env=fake_env)
     assert_one_line_error(done, "torn.db is damaged or not a concbench database")
     assert len(run_ids(url)) == 2  # a.db's run, copied before the damage was found, is not there
     lines = merged(a, b, "--into", url, env=fake_env)
     assert lines[-1].endswith(": 3 runs, 1 new, 2 trials added, 2 already there")
-    assert "a secret" not in "\n".join(lines)
+    assert PASSWORD not in "\n".join(lines)
     ids = run_ids(url)  # the server's own: the copy that was rolled back took a number
     assert_same_runs(b, [1, 2], url, ids[:2])
     assert_same_runs(a, [1], url, ids[2:])

@@ -8,17 +8,18 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import psycopg
 import pytest
-from cluster import Cluster, server_bin
+from cluster import PASSWORD, USER, Cluster, server_bin
 from conftest import assert_one_line_error, concbench
 
 from concbench import worker
 from concbench.protocol import Status
 from concbench.records import CellKey, Probe, TrialRecord
-from concbench.store import open_store
+from concbench.store import open_store, postgresql
 
 
 @pytest.fixture(scope="module")
@@ -37,11 +38,18 @@ def server():
 
 
 @pytest.fixture
-def pg_env(server, fake_env, tmp_path, request):
+def database(server, request) -> str:
+    """A fresh database on the server, named after the test: its name."""
+    name = request.node.name.replace("[", "_").replace("]", "")[:60]
+    server.new_database(name)
+    return name
+
+
+@pytest.fixture
+def pg_env(server, database, fake_env, tmp_path):
     """The fake suite's environment with a fresh database on the server, and
     a state folder of its own for the journal."""
-    url = server.new_database(request.node.name.replace("[", "_").replace("]", "")[:60])
-    return {**fake_env, "CONCBENCH_DB": url, "XDG_STATE_HOME": str(tmp_path / "state")}
+    return {**fake_env, "CONCBENCH_DB": server.url(database), "XDG_STATE_HOME": str(tmp_path / "state")}
 
 
 def rows(env, sql, params=()):
@@ -90,7 +98,7 @@ def test_the_commands_work_on_a_server_as_on_a_file(pg_env, tmp_path):
     assert concbench("report", "-o", page, env=pg_env).returncode == 0 and "fake/slow" in page.read_text()
     assert rows(pg_env, "SELECT version FROM concbench_schema") == [(8,)]
     assert rows(pg_env, "SELECT count(*) > 0 FROM probes GROUP BY run_id ORDER BY run_id") == [(True,), (True,)]
-    assert "a secret" not in concbench("show", env=pg_env).stdout  # the password is never shown
+    assert not leaks(concbench("show", env=pg_env).stdout)  # the password is never shown
 
 
 def test_two_workers_drain_one_plan_and_no_trial_runs_twice(pg_env):
@@ -156,9 +164,10 @@ def test_a_bad_or_unreachable_server_gets_one_line_and_nothing_written(server, p
         (server.url(password="wrong"), "password authentication failed"),
     ]
     for url, fragment in cases:
-        done = concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", "--db", url, env=fake_env)
+        done = concbench(
+            "run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env={**fake_env, "CONCBENCH_DB": url}
+        )
         assert_one_line_error(done, "database", fragment)
-        assert "wrong" not in done.stderr  # nor a wrong password
     assert_one_line_error(concbench("show", env=pg_env), "no runs stored yet")
     assert concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=pg_env).returncode == 0
     with psycopg.connect(pg_env["CONCBENCH_DB"], autocommit=True) as db:
@@ -258,3 +267,127 @@ def test_a_schema_7_database_gets_probes_and_a_probe_while_the_server_is_away_is
     finally:
         server.start()
     assert open_store(pg_env["CONCBENCH_DB"], create=False).probes(run_id) == [Probe(1, 4_000_000)]
+
+
+# Secrets: a database password is never printed, never on a command line that
+# concbench asks for, and never in a trial's environment.
+
+SECRET = "n0t-for-your-eyes"
+
+
+def leaks(text: str) -> bool:
+    """Whether the test cluster's password is in the text, as it is or percent-encoded."""
+    return PASSWORD in text or PASSWORD.replace(" ", "%20") in text
+
+
+@pytest.mark.parametrize(
+    ("url", "masked"),
+    [
+        (f"postgresql://who:{SECRET}@db/x", "postgresql://who:***@db/x"),
+        (f"postgres://:{SECRET}@/x?host=/run/pg", "postgres://:***@/x?host=/run/pg"),
+        (
+            f"postgresql://who@db/x?sslmode=require&password={SECRET}",
+            "postgresql://who@db/x?sslmode=require&password=***",
+        ),
+        (f"postgresql://who@db/x?password={SECRET}&port=5433", "postgresql://who@db/x?password=***&port=5433"),
+        (f"postgresql://who@db/x?pass%77ord={SECRET}", "postgresql://who@db/x?pass%77ord=***"),  # libpq decodes keys
+        # libpq refuses a key in capitals; masked all the same
+        (f"postgresql://who@db/x?PASSWORD={SECRET}", "postgresql://who@db/x?PASSWORD=***"),
+        (f"postgresql://who@db/x?sslpassword={SECRET}", "postgresql://who@db/x?sslpassword=***"),
+        (f"postgresql://who:{SECRET}@db/x?password={SECRET}", "postgresql://who:***@db/x?password=***"),
+        (f"postgresql://who:a?{SECRET}@db/x", "postgresql://who:***@db/x"),  # libpq reads on past a '?'
+        (f"postgresql://who:a@{SECRET}@db/x", "postgresql://who:***@db/x"),  # as meant, not as libpq reads it
+        (f"postgresql://who:a/{SECRET}@db/x", "postgresql://who:***@db/x"),
+        (f"postgresql://who:{SECRET}@[::1/x", "postgresql://who:***@[::1/x"),
+        ("postgresql://who@db/x?application_name=a:b@c", "postgresql://who@db/x?application_name=a:b@c"),
+        ("postgresql://who:@db/x?password=", "postgresql://who:@db/x?password="),  # empty: no password
+    ],
+)
+def test_every_form_of_password_in_a_url_is_masked(url, masked):
+    assert postgresql.shown(url) == masked
+    assert postgresql.has_password(url) == (SECRET in url)
+
+
+def test_a_password_is_in_no_error_whatever_the_url_or_the_server_says(server, fake_env):
+    cases = [
+        (f"postgresql://who:{SECRET}@[::1/x", "is malformed"),  # libpq's message quotes the whole URL
+        (f"postgresql://who@db/x?password=%zz{SECRET}", "is malformed"),  # and a token it cannot decode
+        (f"postgresql://who:a%zz{SECRET}@db/x", "is malformed"),
+        (f"postgresql://who:a@{SECRET}@127.0.0.1/x", "percent-encode"),  # libpq would try the host '{SECRET}@...'
+        (f"postgresql://who:a/{SECRET}@127.0.0.1/x", "percent-encode"),  # or the port 'a'
+        (f"postgresql://who@127.0.0.1:1/x?connect_timeout=2&password={SECRET}", "cannot connect"),
+        (server.url(password=SECRET), "password authentication failed"),
+        (server.url(password=None) + f"&pass%77ord={SECRET}", "password authentication failed"),
+    ]
+    for url, fragment in cases:
+        done = concbench("show", env={**fake_env, "CONCBENCH_DB": url})
+        assert_one_line_error(done, "database", fragment)
+        assert SECRET not in done.stderr + done.stdout, url
+
+
+def test_a_password_in_the_query_is_in_no_progress_line(server, database, fake_env, tmp_path):
+    url = server.url(database, password=None) + "&password=" + PASSWORD.replace(" ", "%20")
+    env = {**fake_env, "CONCBENCH_DB": url, "XDG_STATE_HOME": str(tmp_path / "state")}
+    commands = [  # each names the database
+        ["run", "-w", "triangle", "-m", "honest", "--profile", "smoke", "--trials", "2", "--plan-only"],
+        ["worker"],
+        ["run", "-w", "triangle", "-m", "honest", "--profile", "smoke"],
+    ]
+    for command in commands:
+        done = concbench(*command, env=env)
+        assert done.returncode == 0, done.stderr
+        assert "password=***" in done.stdout and not leaks(done.stdout + done.stderr)
+
+
+def test_a_password_on_the_command_line_gets_one_warning_and_one_in_the_environment_none(fake_env):
+    def unreachable(name, password=SECRET):
+        return f"postgresql://who@127.0.0.1:1/{name}?connect_timeout=2&password={password}"
+
+    merged = concbench("merge", unreachable("a"), unreachable("b"), "--into", unreachable("c"), env=fake_env)
+    warnings = [line for line in merged.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "~/.pgpass, a service file or PGPASSWORD" in warnings[0], merged.stderr
+    assert "every local user" in concbench("show", "--db", unreachable("x"), env=fake_env).stderr
+    assert_one_line_error(concbench("show", env={**fake_env, "CONCBENCH_DB": unreachable("x")}), "cannot connect")
+    assert_one_line_error(concbench("show", "--db", unreachable("x", password=""), env=fake_env), "cannot connect")
+
+
+def test_each_safe_way_to_give_a_password_works_and_keeps_it_off_the_command_line(server, database, fake_env, tmp_path):
+    bare = server.url(database, password=None)
+    service = f"[bench]\nhost={server.socket}\nuser={USER}\ndbname={database}\npassword={PASSWORD}\n"
+    ways = {
+        "PGPASSWORD": ({"PGPASSWORD": PASSWORD}, {}, ["--db", bare]),
+        "~/.pgpass": ({}, {".pgpass": f"*:*:*:{USER}:{PASSWORD}\n"}, ["--db", bare]),
+        "a service file": ({}, {".pg_service.conf": service}, ["--db", "postgresql://?service=bench"]),
+        "$CONCBENCH_DB": ({"CONCBENCH_DB": server.url(database)}, {}, []),
+    }
+    for way, (variables, files, arguments) in ways.items():
+        home = tmp_path / way.strip("~/$")
+        home.mkdir()
+        for name, text in files.items():
+            (home / name).write_text(text)
+            (home / name).chmod(0o600)  # libpq ignores a ~/.pgpass others can read
+        env = {**fake_env, "HOME": str(home), "XDG_STATE_HOME": str(home / "state"), **variables}
+        run = background("run", "-w", "triangle", "-m", "slow", "--profile", "smoke", *arguments, env=env)
+        proc = Path(f"/proc/{run.pid}/cmdline")  # what ps shows every local user
+        wait_for(proc.read_bytes)  # empty while the process is still in exec
+        command_line = proc.read_bytes().decode()
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0 and not err, (way, err)
+        assert "concbench" in command_line and not leaks(command_line), way
+        assert not leaks(out), way
+    assert rows({"CONCBENCH_DB": server.url(database)}, "SELECT count(*) FROM runs") == [(len(ways),)]
+
+
+def test_a_trial_cannot_print_the_database_password(fake_env):
+    """On a SQLite file: a PostgreSQL text refuses the NULs between the variables."""
+    env = {
+        **fake_env,
+        "PGPASSWORD": SECRET,
+        "FAKE_STDERR": "/proc/self/environ",  # the trial prints its whole environment
+        "FAKE_EXIT": "1",
+    }
+    done = concbench("run", "-w", "triangle", "-m", "says", "--profile", "smoke", env=env)
+    assert done.returncode == 1, done.stderr
+    (trial,) = [json.loads(line) for line in concbench("show", "--json", env=fake_env).stdout.splitlines()]
+    assert "FAKE_EXIT=1" in trial["stderr"]  # it did print it
+    assert SECRET not in trial["stderr"] and "CONCBENCH_DB=" not in trial["stderr"]

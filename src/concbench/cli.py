@@ -53,7 +53,8 @@ DB_OPTION = click.option(
     callback=options.database,
     metavar="FILE|URL",
     help="A SQLite file, or a PostgreSQL server's postgresql://USER@HOST/NAME (default: "
-    "results/concbench.db in the project, or $CONCBENCH_DB).",
+    "results/concbench.db in the project, or $CONCBENCH_DB). Its password goes in ~/.pgpass, "
+    "PGPASSWORD or $CONCBENCH_DB, not here: every local user can read a command line.",
 )
 
 
@@ -388,7 +389,12 @@ def _store_plan(plan: Plan, selection: Selection, store: Store, planner: dict) -
             f"trials in {store.name}; {len(plan.skipped)} cells n/a or unavailable"
         )
     )
-    console.print(printable(f"on each machine: concbench worker --db URL {run_id}; progress: concbench show {run_id}"))
+    console.print(
+        printable(
+            f"on each machine, $CONCBENCH_DB naming this database: concbench worker {run_id}; "
+            f"progress: concbench show {run_id}"
+        )
+    )
     return 0
 
 

@@ -1,6 +1,7 @@
 """The types of the command line's values: each refuses what no command can
 use with a one-line reason, before anything is built."""
 
+import functools
 import math
 import re
 from pathlib import Path
@@ -9,6 +10,7 @@ import click
 
 from . import workloads
 from .plan import BOUNDS
+from .store import postgresql
 
 
 def names(ctx, param, values: tuple[str, ...]) -> tuple[str, ...]:
@@ -115,9 +117,23 @@ def machine_name(ctx, param, value: str | None) -> str | None:
 
 def database(ctx, param, value: str | None) -> str | None:
     """A SQLite file (not a folder) or a PostgreSQL URL, whose form the store checks."""
-    if value is not None and not value.startswith(("postgresql://", "postgres://")) and Path(value).is_dir():
+    if value is None:
+        return value
+    if postgresql.is_url(value):
+        if postgresql.has_password(value):
+            _warn_of_password_in_arguments()
+    elif Path(value).is_dir():
         raise click.BadParameter(f"{value!r} is a folder: give a database file or a postgresql:// URL")
     return value
+
+
+@functools.cache  # once, however many URLs have one
+def _warn_of_password_in_arguments() -> None:
+    click.echo(
+        "concbench: warning: every local user can read the database password on this command line (ps): "
+        "give it in ~/.pgpass, a service file or PGPASSWORD, or the whole URL in $CONCBENCH_DB (docs/fleet.md)",
+        err=True,
+    )
 
 
 def databases(ctx, param, values: tuple[str, ...]) -> tuple[str, ...]:

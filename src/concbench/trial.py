@@ -38,6 +38,9 @@ _trial_numbers = itertools.count()
 # Hash seeds that an environment variable fixes, so that a trial's tables
 # are laid out as in every other trial (docs/protocol.md, "Trials hold still").
 FIXED_SEEDS = {"PYTHONHASHSEED": "0"}
+# The database's password: a trial has no use for it, and what it prints is
+# stored and reported.
+WITHHELD = ("CONCBENCH_DB", "PGPASSWORD")
 # on: trials keep the kernel's address-space layout randomisation, to measure
 # what turning it off changes; off (the default): the trampoline turns it off.
 ASLR_VARIABLE = "CONCBENCH_ASLR"
@@ -107,7 +110,8 @@ def _run_process(argv: list[str], payload: bytes, timeout: float, cgroups: list[
     options = ["-r", "3", "-t", str(max(1, round(timeout * 1000)))]
     options += [option for procs in cgroups for option in ("-c", procs)]
     options += ["-a"] if aslr_kept() else []
-    environment = {**os.environ, **FIXED_SEEDS, leftovers.VARIABLE: leftovers.mark()}
+    inherited = {name: value for name, value in os.environ.items() if name not in WITHHELD}
+    environment = {**inherited, **FIXED_SEEDS, leftovers.VARIABLE: leftovers.mark()}
     start = time.monotonic_ns()
     try:
         pid = os.posix_spawn(

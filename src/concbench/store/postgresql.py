@@ -5,7 +5,7 @@ import contextlib
 import functools
 import re
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote
 
 from ..errors import UserError
 from . import schema
@@ -15,6 +15,11 @@ CONNECT_TIMEOUT = 10  # seconds: an unreachable server is said, not waited for
 # Any number: PostgreSQL's advisory lock that makes the first commands of two
 # machines create the tables once.
 MIGRATION_LOCK = 7_355_608
+# libpq's keywords whose values are secret: the server's password, and the
+# passphrase of the client's key.
+SECRET_KEYWORDS = ("password", "sslpassword")
+_PARAMETER = re.compile(r"[?&]([^&=]*)=([^&]*)")  # libpq splits a URL's query so, then decodes
+MASK = "***"
 
 
 def is_url(location: str) -> bool:
@@ -22,15 +27,67 @@ def is_url(location: str) -> bool:
 
 
 def shown(url: str) -> str:
-    """The URL as messages and reports show it: without its password."""
-    try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        host = parts.netloc.rpartition("@")[2]
-        return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
-    except ValueError:
-        return url.split("://", 1)[0] + "://…"
+    """The URL as messages show it: each of its passwords ***."""
+    for start, end in reversed(_secret_spans(url)):
+        url = f"{url[:start]}{MASK}{url[end:]}"
+    return url
+
+
+def hidden(text: str, url: str) -> str:
+    """A message about the URL without its passwords: libpq's messages quote
+    the whole URL, or a part of it they could not decode."""
+    text = text.replace(url, shown(url))
+    for start, end in _secret_spans(url):
+        for form in {url[start:end], unquote(url[start:end])}:
+            text = text.replace(form, MASK)
+    return text
+
+
+def has_password(location: str) -> bool:
+    return bool(_secret_spans(location))
+
+
+def misreads_password(url: str) -> bool:
+    """Whether libpq would read the URL's password otherwise than meant: cut
+    at an '@' in it, or not at all past a '/' (neither percent-encoded), the
+    rest sent as the host, the port or the database."""
+    start = _after_scheme(url)
+    read, meant = _userinfo_ends(url[start:])
+    return meant > read and ":" in url[start : start + meant]
+
+
+def _secret_spans(location: str) -> list[tuple[int, int]]:
+    """Where a URL's passwords are: its USER:PASSWORD@ (as libpq reads it or as
+    meant, whichever is longer) and its query's values of SECRET_KEYWORDS, the
+    keys percent-decoded as libpq does, in any case."""
+    if not is_url(location):
+        return []
+    start = _after_scheme(location)
+    rest = location[start:]
+    end = max(_userinfo_ends(rest))
+    spans = [(start + rest.index(":") + 1, start + end)] if ":" in rest[: max(end, 0)] else []
+    for parameter in _PARAMETER.finditer(location, start + end + 1):
+        if unquote(parameter[1]).lower() in SECRET_KEYWORDS:
+            spans.append(parameter.span(2))
+    return [(first, last) for first, last in spans if first < last]
+
+
+def _after_scheme(url: str) -> int:
+    return url.index("://") + len("://")
+
+
+def _userinfo_ends(rest: str) -> tuple[int, int]:
+    """Where the USER[:PASSWORD] after '://' ends (its '@'; -1: none), as libpq
+    reads it (up to the first '@', none if a '/' comes first) and as meant by
+    a password with an '@' or a '/' (up to the last '@' of the host part)."""
+    first = rest.find("@")
+    if first < 0:
+        return -1, -1
+    if "/" in rest[:first]:
+        query = rest.find("?")
+        return -1, rest.rfind("@", 0, query if query >= 0 else len(rest))
+    host_end = first + re.search(r"[/?]|$", rest[first:]).start()
+    return first, rest.rfind("@", 0, host_end)
 
 
 def _psycopg():
@@ -61,10 +118,15 @@ class PostgresDatabase:
         self.folder = folder  # where its reports go: a server has no folder of its own
         self.read_only = read_only
         self.db = None
+        if misreads_password(url):
+            raise UserError(
+                f"database URL {self.name} is malformed: percent-encode the '@' and '/' of its password "
+                "(%40, %2F), or give the password in PGPASSWORD or ~/.pgpass"
+            )
         try:
             self.psycopg.conninfo.conninfo_to_dict(url)
         except self.psycopg.ProgrammingError as e:
-            raise UserError(f"database URL {self.name} is malformed: {_first_line(e)}") from None
+            raise UserError(f"database URL {self.name} is malformed: {self.reason(e)}") from None
         self.reconnect()
         try:
             if read_only:
@@ -85,14 +147,18 @@ class PostgresDatabase:
                 self.db.execute("SET default_transaction_read_only = on")
         except self.psycopg.Error as e:
             self.db = None
-            raise UserError(f"database {self.name}: cannot connect: {_first_line(e)}") from None
+            raise UserError(f"database {self.name}: cannot connect: {self.reason(e)}") from None
 
     def failure(self, error: Exception) -> UserError:
         if self.lost(error):
-            return UserError(f"database {self.name}: connection lost: {_first_line(error)}")
+            return UserError(f"database {self.name}: connection lost: {self.reason(error)}")
         if isinstance(error, self.psycopg.Error) and not isinstance(error, self.psycopg.DatabaseError):
-            return UserError(f"database {self.name}: {_first_line(error)}")
-        return self.damaged(_first_line(error))
+            return UserError(f"database {self.name}: {self.reason(error)}")
+        return self.damaged(self.reason(error))
+
+    def reason(self, error: Exception) -> str:
+        """An error's first line, without the URL's passwords."""
+        return hidden(_first_line(error), self.url)
 
     def damaged(self, why: object) -> UserError:
         return UserError(f"database {self.name} is damaged or not a concbench database: {why}")
