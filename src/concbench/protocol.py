@@ -37,7 +37,7 @@ class Status(StrEnum):
     STRAY = "stray"  # verified, but left processes running when it exited
 
 
-def _unicode(text: str) -> str:
+def valid_unicode(text: str) -> str:
     """JSON escapes can spell lone surrogates, which no file or terminal can take."""
     try:
         text.encode()
@@ -46,8 +46,9 @@ def _unicode(text: str) -> str:
     return text
 
 
-Text = Annotated[str, pydantic.AfterValidator(_unicode)]
-Label = Annotated[str, pydantic.StringConstraints(max_length=TEXT_LIMIT), pydantic.AfterValidator(_unicode)]
+Unicode = pydantic.AfterValidator(valid_unicode)
+Text = Annotated[str, Unicode]
+Label = Annotated[str, pydantic.StringConstraints(max_length=TEXT_LIMIT), Unicode]
 Count = Annotated[int, pydantic.Field(ge=0, le=INT64_MAX)]
 Integer = Annotated[int, pydantic.Field(ge=INT64_MIN, le=INT64_MAX)]
 
