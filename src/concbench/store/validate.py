@@ -42,7 +42,7 @@ def _json(fractions: bool):
         if len(text) > STDOUT_LIMIT:
             raise ValueError(f"{len(text)} characters of JSON, more than a trial's answer holds ({STDOUT_LIMIT})")
         value = protocol.load(text, fractions)
-        protocol.valid_unicode(json.dumps(value, ensure_ascii=False))
+        protocol.valid_unicode(json.dumps(value, ensure_ascii=False))  # every string, those no field names too
         return value
 
     return pydantic.BeforeValidator(parsed)
