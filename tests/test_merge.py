@@ -1,6 +1,7 @@
 """concbench merge: the runs of SQLite files copied into one store, a SQLite
 file or a PostgreSQL server, each run and trial once, the sources only read,
-and the store left as it was when anything goes wrong."""
+and the store left as it was when anything goes wrong: a hostile source's
+rows are refused in one line before the store is touched."""
 
 import contextlib
 import dataclasses
@@ -12,7 +13,7 @@ import pytest
 from cluster import PASSWORD, Cluster, server_bin
 from conftest import FIXTURES, assert_one_line_error, concbench
 
-from concbench.store import open_store
+from concbench.store import open_store, schema, validate
 
 
 def stored_runs(env, path, *args, times=1):
@@ -22,16 +23,18 @@ def stored_runs(env, path, *args, times=1):
     return path
 
 
+FAKE_SUITE = {
+    "CONCBENCH_BUILTINS": "off",
+    "CONCBENCH_WORKLOADS": str(FIXTURES / "workloads"),
+    "CONCBENCH_RUNTIMES": str(FIXTURES / "runtimes"),
+}
+
+
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory):
     """a.db: one run of 2 trials and a cell n/a above its limit; b.db: two runs of 1 trial. Made once."""
     folder = tmp_path_factory.mktemp("sources")
-    env = {
-        **os.environ,
-        "CONCBENCH_BUILTINS": "off",
-        "CONCBENCH_WORKLOADS": str(FIXTURES / "workloads"),
-        "CONCBENCH_RUNTIMES": str(FIXTURES / "runtimes"),
-    }
+    env = {**os.environ, **FAKE_SUITE}
     a = stored_runs(env, folder / "a.db", "--trials", "2", "-p", "n=10,600")
     b = stored_runs(env, folder / "b.db", "-p", "n=20", times=2)
     return a, b
@@ -182,6 +185,147 @@ def test_the_store_cannot_be_a_source_and_must_be_given(sources, fake_env, tmp_p
     assert done.returncode == 0 and "--into FILE|URL" in done.stdout
 
 
+def forged(source, path, *changes):
+    """A copy of source with its rows changed as an attacker would: each change
+    an SQL statement and its parameters."""
+    shutil.copy(source, path)
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        for sql, *params in changes:
+            db.execute(sql, params)
+        db.commit()
+    return path
+
+
+NESTED = "[" * 100_000
+FIFTY_MB = "x" * (50 << 20)
+# Each attack on a.db (run 1, trials 1 and 2 of triangle n=10, each verified
+# with one sample of total 55): its changes, and the row and reason of the
+# error it must end in.
+ATTACKS = {
+    "an environment that is not JSON": (
+        [("UPDATE runs SET environment = '[1,2'",)],
+        "run 1: environment: Expecting ',' delimiter",
+    ),
+    "an environment nested 100,000 deep": (
+        [("UPDATE runs SET environment = ?", NESTED)],
+        "run 1: environment: answer nested deeper than 16",
+    ),
+    "a result nested 100,000 deep": (
+        [("UPDATE samples SET result = ? WHERE trial_id = 2", NESTED)],
+        "run 1 trial 2: sample 1: result: answer nested deeper than 16",
+    ),
+    "a run's state no concbench writes": ([("UPDATE runs SET state = 'done'",)], "run 1: state: Input should be"),
+    "a request no run could make": (
+        [("UPDATE runs SET request = json_set(request, '$.trials', 0)",)],
+        "run 1: request: trials: Input should be greater than or equal to 1",
+    ),
+    "a sample of wall_ns -1": (
+        [("UPDATE samples SET wall_ns = -1 WHERE trial_id = 2",)],
+        "run 1 trial 2: sample 1: wall_ns: Input should be greater than or equal to 0",
+    ),
+    "a result of 1e29": (
+        [("UPDATE samples SET result = '{\"total\": 1e29}' WHERE trial_id = 2",)],
+        "run 1 trial 2: sample 1: result: a number that is not an integer: 1e29",
+    ),
+    "a result of 30 digits": (
+        [("UPDATE samples SET result = ? WHERE trial_id = 2", '{"total": ' + "9" * 30 + "}")],
+        "run 1 trial 2: sample 1: result: an integer of 30 digits",
+    ),
+    "50 MB of stderr": (
+        [("UPDATE trials SET stderr = ? WHERE id = 2", FIFTY_MB)],
+        "run 1 trial 2: stderr: String should have at most 65536 characters",
+    ),
+    "a status no concbench writes": (
+        [("UPDATE trials SET status = 'great' WHERE id = 2",)],
+        "run 1 trial 2: status: Input should be 'ok'",
+    ),
+    "a wrong result stored as ok": (
+        [("UPDATE samples SET result = '{\"total\": 56}' WHERE trial_id = 2",)],
+        "run 1 trial 2: stored as ok, but its samples make it invalid: run 1: total = 56, expected 55",
+    ),
+    "a wrong result with an expectation forged to match": (
+        [
+            ("UPDATE samples SET result = '{\"total\": 56}' WHERE trial_id = 2",),
+            ("UPDATE trials SET expected = '{\"total\": 56}' WHERE id = 2",),
+        ],
+        "run 1 trial 2: stored as ok, but its samples make it invalid: run 1: total = 56, expected 55",
+    ),
+    "runs that took longer than their process": (
+        [("UPDATE trials SET wall_ns = 10 WHERE id = 2",)],
+        "run 1 trial 2: stored as ok, but its samples make it invalid: its runs took",
+    ),
+    "processes left running, stored as ok": (
+        [("UPDATE trials SET strays = 2 WHERE id = 2",)],
+        "run 1 trial 2: stored as ok, but its samples make it stray: left 2 processes running",
+    ),
+    "a verified trial of a workload not known here": (
+        [("UPDATE trials SET workload = 'nothing', cell = 'nothing fake/honest n=10' WHERE id = 2",)],
+        "run 1 trial 2: stored as ok, but its workload 'nothing' is not one this concbench knows",
+    ),
+    "a trial under another cell's name": (
+        [("UPDATE trials SET cell = 'triangle fake/honest n=11' WHERE id = 2",)],
+        "run 1 trial 2: cell 'triangle fake/honest n=11' is not its workload, row and parameters",
+    ),
+    "a floor of negative memory": (
+        [("UPDATE floors SET maxrss_kb = -5",)],
+        "run 1 floors row 1: maxrss_kb: Input should be greater than or equal to 0",
+    ),
+    "text where a count goes": (
+        [("UPDATE probes SET work_ns = 'fast'",)],
+        "run 1 probes row 1: work_ns: Input should be a valid integer",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def b_merged(stored, tmp_path_factory):
+    """A store that holds b.db's runs. Made once; copied by each test."""
+    into = tmp_path_factory.mktemp("merged") / "all.db"
+    merged(stored[1], "--into", into, env={**os.environ, **FAKE_SUITE})
+    return into
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_a_hostile_source_is_refused_in_one_line_and_the_store_is_left_as_it_was(
+    attack, sources, b_merged, fake_env, tmp_path
+):
+    a, _ = sources
+    into = shutil.copy(b_merged, tmp_path / "all.db")
+    before = dump(into)
+    changes, refusal = ATTACKS[attack]
+    hostile = forged(a, tmp_path / "hostile.db", *changes)
+    done = concbench("merge", a, hostile, "--into", into, env=fake_env)
+    assert_one_line_error(done, f"merge: {hostile}: {refusal}")
+    assert dump(into) == before  # a.db's run, checked and sound, is not copied either
+
+
+def test_a_refused_merge_leaves_every_command_reading_the_store(sources, b_merged, fake_env, tmp_path):
+    a, _ = sources
+    into = shutil.copy(b_merged, tmp_path / "all.db")
+    hostile = forged(a, tmp_path / "hostile.db", ("UPDATE runs SET environment = ?", NESTED))
+    assert concbench("merge", hostile, "--into", into, env=fake_env).returncode == 2
+    for command in (["show"], ["show", "1"], ["history"], ["report", "--format", "json"], ["compare", "1", "2"]):
+        done = concbench(*command, "--db", into, env=fake_env)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (command, done.stderr)
+    new = tmp_path / "new.db"
+    assert concbench("merge", hostile, "--into", new, env=fake_env).returncode == 2
+    assert not new.exists()  # every row is checked before the store is made
+
+
+def test_a_store_with_json_nested_too_deep_is_said_damaged_in_one_line(sources, fake_env, tmp_path):
+    """Defence in depth: JSON no merge lets in, written into a store by hand."""
+    _, b = sources
+    damaged = forged(b, tmp_path / "damaged.db", ("UPDATE runs SET environment = ? WHERE id = 2", NESTED))
+    for command in (["show"], ["history"], ["report", "--format", "json"]):
+        done = concbench(*command, "--db", damaged, env=fake_env)
+        assert_one_line_error(done, f"database {damaged} is damaged or not a concbench database")
+
+
+def test_every_column_a_merge_copies_is_checked():
+    for table in schema.TABLES:
+        assert tuple(validate.ROWS[table].model_fields) == schema.columns(table), table
+
+
 @pytest.fixture(scope="module")
 def cluster():
     found = server_bin()
@@ -211,3 +355,24 @@ def test_files_are_merged_into_a_postgresql_database_and_back(cluster, sources, 
     back = tmp_path / "back.db"
     assert merged(url, "--into", back, env=fake_env)[-1].endswith(": 3 runs, 3 new, 4 trials added, 0 already there")
     assert_same_runs(url, ids, back, [1, 2, 3])
+
+
+def test_a_hostile_source_is_refused_by_a_postgresql_store_too(cluster, sources, fake_env, tmp_path):
+    a, b = sources
+    url = cluster.new_database("hostile")
+    merged(b, "--into", url, env=fake_env)
+    before = [contents(url, run) for run in run_ids(url)]
+    for attack in (
+        "an environment nested 100,000 deep",
+        "a result of 1e29",
+        "50 MB of stderr",
+        "a wrong result with an expectation forged to match",
+    ):
+        changes, refusal = ATTACKS[attack]
+        hostile = forged(a, tmp_path / "hostile.db", *changes)
+        done = concbench("merge", a, hostile, "--into", url, env=fake_env)
+        assert_one_line_error(done, f"merge: {hostile}: {refusal}")
+        assert [contents(url, run) for run in run_ids(url)] == before, attack
+    for command in (["show"], ["history"], ["report", "--format", "json"]):
+        done = concbench(*command, "--db", url, env=fake_env)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, (command, done.stderr)

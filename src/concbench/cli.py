@@ -1083,8 +1083,11 @@ def merge_(sources, into):
     there gets only the trials it lacks, so merging a file again, or files
     that share runs, adds nothing twice. The files are only read, never
     migrated: open an older one once with this concbench first (concbench
-    show --db FILE); a FILE may also be a postgresql:// URL. The merge is one
-    transaction: on any error the database is left as it was."""
+    show --db FILE); a FILE may also be a postgresql:// URL. Every row of
+    every file is checked before anything is copied, and a trial stored as
+    verified is verified again (docs/formats.md): a row that fails refuses
+    the merge. The merge is one transaction: on any error the database is
+    left as it was."""
     for line in merge.merge(list(sources), into).lines():
         console.print(printable(line))
     return 0

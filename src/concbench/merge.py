@@ -2,14 +2,18 @@
 reach a server, collected into one store. A run is its uuid in every
 database, and a trial its run, cell and number, so merging a file twice, or
 files that share runs, copies each run and trial once. Rows are copied as
-they are but for their run_id and trial_id, which become the store's own."""
+they are but for their run_id and trial_id, which become the store's own,
+once validate.py has found each within bounds and each verified trial
+verified again."""
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from . import workloads
 from .errors import UserError
-from .store import open_source, open_store, postgresql, schema
+from .store import open_source, open_store, postgresql, schema, validate
 
 
 @dataclass
@@ -47,13 +51,19 @@ class Merged:
 
 def merge(sources: list[str], into: str) -> Merged:
     """Copies every run of the sources into the store at into (made if
-    missing), all in one transaction: on any error the store is as it was."""
+    missing), all in one transaction: on any error the store is as it was.
+    Every row of every source is checked first (validate.py), so a row that
+    fails is refused before the store is touched."""
     for source in sources:
         if _same_database(source, into):
             raise UserError(f"--into {postgresql.shown(into)} is also a source: merge into another database")
     databases = [open_source(source) for source in sources]  # each checked before the store is touched
+    specs = workloads.load_all()  # what a verified trial is verified again by
+    for source in databases:
+        for run in _read(source, "runs", "ORDER BY id"):
+            _checked_run(source, run, specs)
     store = open_store(into)
-    tallies = store.in_one_transaction(lambda target: [_copy_runs(source, target) for source in databases])
+    tallies = store.in_one_transaction(lambda target: [_copy_runs(source, target, specs) for source in databases])
     return Merged(store.name, tallies)
 
 
@@ -66,38 +76,82 @@ def _same_database(source: str, into: str) -> bool:
         return False
 
 
-def _copy_runs(source, target) -> Tally:
+@dataclass(frozen=True)
+class _Run:
+    """A source's run and its rows, each checked."""
+
+    row: dict
+    trials: list[dict]
+    samples: list[dict]  # the trials', by trial and idx
+    others: dict[str, list[dict]]  # the rows of its other tables, by table
+
+
+def _checked_run(source, run: dict, specs: dict[str, workloads.Workload]) -> _Run:
+    """The run's rows, each checked. The copy reads and checks them again in
+    its transaction: rows another command added to the source meanwhile are
+    checked too."""
+    where = f"run {run['id']}"
+    with _refusing(source, where):
+        validate.check("runs", run)
+    trials = _read(source, "trials", "WHERE run_id = ? ORDER BY id", (run["id"],))
+    samples = _read(
+        source,
+        "samples",
+        "WHERE trial_id IN (SELECT id FROM trials WHERE run_id = ?) ORDER BY trial_id, idx",
+        (run["id"],),
+    )
+    by_trial: dict[int, list[dict]] = {}
+    for sample in samples:
+        by_trial.setdefault(sample["trial_id"], []).append(sample)
+    for trial in trials:
+        with _refusing(source, f"{where} trial {trial['id']}"):
+            validate.check_trial(trial, by_trial.get(trial["id"], []), specs)
+    others = {table: _read(source, table, "WHERE run_id = ?", (run["id"],)) for table in _run_tables()}
+    for table, rows in others.items():
+        for number, row in enumerate(rows, 1):
+            with _refusing(source, f"{where} {table} row {number}"):
+                validate.check(table, row)
+    return _Run(run, trials, samples, others)
+
+
+@contextlib.contextmanager
+def _refusing(source, where: str):
+    """A refused row as the one line of the merge's error: the source, the row and why."""
+    try:
+        yield
+    except validate.Refused as e:
+        raise UserError(f"merge: {source.name}: {where}: {e}") from None
+
+
+def _copy_runs(source, target, specs: dict[str, workloads.Workload]) -> Tally:
     tally = Tally(source.name)
     for run in _read(source, "runs", "ORDER BY id"):
-        _copy_run(source, target, run, tally)
+        _copy_run(target, _checked_run(source, run, specs), tally)
     return tally
 
 
-def _copy_run(source, target, run: dict, tally: Tally) -> None:
-    if run["uuid"] is None:  # schema 7 gave every run one
-        raise source.damaged(f"run {run['id']} has no uuid")
-    found = target.fetch("SELECT id FROM runs WHERE uuid = ?", (run["uuid"],))
-    run_id = found[0][0] if found else _insert_run(target, run)
+def _copy_run(target, run: _Run, tally: Tally) -> None:
+    found = target.fetch("SELECT id FROM runs WHERE uuid = ?", (run.row["uuid"],))
+    run_id = found[0][0] if found else _insert_run(target, run.row)
     tally.runs += 1
     tally.new_runs += not found
-    _copy_trials(source, target, run["id"], run_id, tally)
-    for table in _run_tables():
-        _copy_rows(source, target, table, run["id"], run_id, run_existed=bool(found))
+    _copy_trials(target, run, run_id, tally)
+    for table, rows in run.others.items():
+        _copy_rows(target, table, rows, run_id, run_existed=bool(found))
 
 
 def _insert_run(target, run: dict) -> int:
     return target.execute(_insert_sql("runs") + " RETURNING id", _values("runs", run))[0][0]
 
 
-def _copy_trials(source, target, from_run: int, to_run: int, tally: Tally) -> None:
+def _copy_trials(target, run: _Run, to_run: int, tally: Tally) -> None:
     """The run's trials the store lacks, with their samples."""
-    trials = _read(source, "trials", "WHERE run_id = ?", (from_run,))
     there = set(target.fetch("SELECT cell, trial FROM trials WHERE run_id = ?", (to_run,)))
-    new = [trial for trial in trials if (trial["cell"], trial["trial"]) not in there]
+    new = [trial for trial in run.trials if (trial["cell"], trial["trial"]) not in there]
     _insert(target, "trials", [{**trial, "run_id": to_run} for trial in new])
-    _copy_samples(source, target, from_run, _store_ids(target, to_run, new))
+    _copy_samples(target, run.samples, _store_ids(target, to_run, new))
     tally.trials_added += len(new)
-    tally.trials_there += len(trials) - len(new)
+    tally.trials_there += len(run.trials) - len(new)
 
 
 def _store_ids(target, run_id: int, trials: list[dict]) -> dict[int, int]:
@@ -109,14 +163,13 @@ def _store_ids(target, run_id: int, trials: list[dict]) -> dict[int, int]:
     return {trial["id"]: ids[trial["cell"], trial["trial"]] for trial in trials}
 
 
-def _copy_samples(source, target, from_run: int, store_ids: dict[int, int]) -> None:
-    samples = _read(source, "samples", "WHERE trial_id IN (SELECT id FROM trials WHERE run_id = ?)", (from_run,))
+def _copy_samples(target, samples: list[dict], store_ids: dict[int, int]) -> None:
     copied = [sample for sample in samples if sample["trial_id"] in store_ids]
     _insert(target, "samples", [{**sample, "trial_id": store_ids[sample["trial_id"]]} for sample in copied])
 
 
-def _copy_rows(source, target, table: str, from_run: int, to_run: int, run_existed: bool) -> None:
-    rows = [{**row, "run_id": to_run} for row in _read(source, table, "WHERE run_id = ?", (from_run,))]
+def _copy_rows(target, table: str, rows: list[dict], to_run: int, run_existed: bool) -> None:
+    rows = [{**row, "run_id": to_run} for row in rows]
     if run_existed:  # rows an earlier merge brought: tables without a key would take them twice
         there = {tuple(row) for row in target.fetch(_select_sql(table, "WHERE run_id = ?"), (to_run,))}
         rows = [row for row in rows if tuple(row.values()) not in there]

@@ -5,6 +5,7 @@ bounds (how deep it nests, how large its integers are, the range of each
 figure, valid Unicode), and an answer that breaks one is GARBAGE, with why."""
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ class Status(StrEnum):
     STRAY = "stray"  # verified, but left processes running when it exited
 
 
-def _unicode(text: str) -> str:
+def valid_unicode(text: str) -> str:
     """JSON escapes can spell lone surrogates, which no file or terminal can take."""
     try:
         text.encode()
@@ -45,8 +46,9 @@ def _unicode(text: str) -> str:
     return text
 
 
-Text = Annotated[str, pydantic.AfterValidator(_unicode)]
-Label = Annotated[str, pydantic.StringConstraints(max_length=TEXT_LIMIT), pydantic.AfterValidator(_unicode)]
+Unicode = pydantic.AfterValidator(valid_unicode)
+Text = Annotated[str, Unicode]
+Label = Annotated[str, pydantic.StringConstraints(max_length=TEXT_LIMIT), Unicode]
 Count = Annotated[int, pydantic.Field(ge=0, le=INT64_MAX)]
 Integer = Annotated[int, pydantic.Field(ge=INT64_MIN, le=INT64_MAX)]
 
@@ -114,7 +116,7 @@ def parse(exit: Exit) -> Response | Refusal | str:
     if not lines:
         return "no answer on stdout"
     try:
-        data = _load(lines[-1])
+        data = load(lines[-1])
     except OutOfBounds as e:
         return str(e)
     except json.JSONDecodeError:
@@ -125,16 +127,19 @@ def parse(exit: Exit) -> Response | Refusal | str:
     except pydantic.ValidationError as e:
         return f"malformed answer: {first_error(e)}"
     if isinstance(answer, Response):
-        return _timeless(answer.runs, exit.wall_ns) or answer
+        return timeless(answer.runs, exit.wall_ns) or answer
     return answer
 
 
-def _load(line: str) -> object:
+def load(line: str, fractions: bool = False) -> object:
     """The line's JSON value; OutOfBounds before json recurses into nesting or
-    converts a number that no answer holds."""
+    converts a number that no answer holds. With fractions, finite numbers
+    that are not integers are taken too (a stored run's settings have them)."""
     if _depth(line) > MAX_DEPTH:
         raise OutOfBounds(f"answer nested deeper than {MAX_DEPTH}")
-    return json.loads(line, parse_int=_integer, parse_float=_fraction, parse_constant=_fraction)
+    return json.loads(
+        line, parse_int=_integer, parse_float=_finite if fractions else _fraction, parse_constant=_fraction
+    )
 
 
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
@@ -160,7 +165,14 @@ def _fraction(number: str):
     raise OutOfBounds(f"a number that is not an integer: {number[:40]}")
 
 
-def _timeless(samples: list[Sample], lifetime_ns: int) -> str:
+def _finite(number: str) -> float:
+    value = float(number)
+    if not math.isfinite(value):
+        raise OutOfBounds(f"a number out of range: {number[:40]}")
+    return value
+
+
+def timeless(samples: list[Sample], lifetime_ns: int) -> str:
     """'' unless a sample claims to have taken no time, which none can. One that
     claims more than its process lived lies about its time: verdict() finds
     that INVALID, as it does samples that together claim more."""
@@ -212,7 +224,7 @@ def parse_floor(stdout: bytes) -> str:
     """'' if the kit answered a floor request as it should, else why not (one line)."""
     line = last_line(stdout)
     try:
-        Floor.model_validate(_load(line))
+        Floor.model_validate(load(line))
     except OutOfBounds as e:
         return f"unbounded answer to the floor request: {e}"
     except json.JSONDecodeError:

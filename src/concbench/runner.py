@@ -3,7 +3,6 @@ verifies each and stores it the moment it finishes. Display is the
 observer's business."""
 
 import dataclasses
-import functools
 import time
 from typing import Protocol
 
@@ -93,17 +92,8 @@ def floor(cell: Cell, caps: Limits) -> tuple[int | None, str]:
 
 
 def expectations(cell: Cell, settings: Settings) -> Expectations:
-    workload, params = cell.workload, cell.params
-    return Expectations(
-        result=functools.partial(workload.expected, params),
-        warmup=settings.warmup,
-        runs=settings.runs,
-        batch=params["batch"] if workload.kind == "rate" else None,
-        delay_ns=workload.delay_ns(params),
-        least_units=functools.partial(workload.least_units, params),
-        fixed_units=cell.runtime.manifest.mechanisms[cell.mechanism].units,
-        evidence=functools.partial(workload.evidence_of, params),
-    )
+    units = cell.runtime.manifest.mechanisms[cell.mechanism].units
+    return cell.workload.expectations(cell.params, settings.warmup, settings.runs, units)
 
 
 def _request(cell: Cell, settings: Settings) -> dict:

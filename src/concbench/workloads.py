@@ -2,6 +2,7 @@
 values per profile, and the expected result, computed here from the
 parameters (and, for rate workloads, from the operations a run counted)."""
 
+import functools
 import itertools
 import math
 from pathlib import Path
@@ -11,6 +12,7 @@ import pydantic
 
 from . import expr, lcg, paths, series
 from .errors import UserError
+from .protocol import Expectations
 from .spec import Strict, load_toml
 
 PROFILES = ("smoke", "quick", "standard", "full")
@@ -206,6 +208,20 @@ class Workload(Strict):
     def delay_ns(self, params: Params) -> int:
         """The time every unit of a run sleeps by design, in nanoseconds (0: none)."""
         return params[self.delay] * 1_000_000 if self.delay else 0
+
+    def expectations(self, params: Params, warmup: int, runs: int, fixed_units: int | None = None) -> Expectations:
+        """What a trial of these parameters, asked for warmup and runs, must show
+        to be verified (fixed_units: the units its mechanism always runs on)."""
+        return Expectations(
+            result=functools.partial(self.expected, params),
+            warmup=warmup,
+            runs=runs,
+            batch=params["batch"] if self.kind == "rate" else None,
+            delay_ns=self.delay_ns(params),
+            least_units=functools.partial(self.least_units, params),
+            fixed_units=fixed_units,
+            evidence=functools.partial(self.evidence_of, params),
+        )
 
 
 def _expand(values: dict[str, Value | list[Value]]) -> list[Params]:

@@ -64,9 +64,9 @@ def _now() -> str:
 
 
 # What reading a damaged or foreign database raises, besides the database's
-# own errors: stored JSON or a status that does not decode, or decodes to the
-# wrong shape.
-UNREADABLE = (ValueError, TypeError, AttributeError)
+# own errors: stored JSON or a status that does not decode, decodes to the
+# wrong shape, or nests deeper than json can recurse.
+UNREADABLE = (ValueError, TypeError, AttributeError, RecursionError)
 
 
 def _reads(method):
