@@ -357,9 +357,12 @@ def test_files_are_merged_into_a_postgresql_database_and_back(cluster, sources, 
     assert_same_runs(url, ids, back, [1, 2, 3])
 
 
-def test_a_hostile_source_is_refused_by_a_postgresql_store_too(cluster, sources, fake_env, tmp_path):
+def test_a_hostile_source_is_refused_by_a_postgresql_store_too(cluster, sources, fake_env, tmp_path, monkeypatch):
     a, b = sources
-    url = cluster.new_database("hostile")
+    cluster.new_database("hostile")
+    url = cluster.url("hostile", password=None)
+    monkeypatch.setenv("PGPASSWORD", PASSWORD)
+    fake_env = {**fake_env, "PGPASSWORD": PASSWORD}
     merged(b, "--into", url, env=fake_env)
     before = [contents(url, run) for run in run_ids(url)]
     for attack in (
