@@ -378,16 +378,17 @@ def test_each_safe_way_to_give_a_password_works_and_keeps_it_off_the_command_lin
     assert rows({"CONCBENCH_DB": server.url(database)}, "SELECT count(*) FROM runs") == [(len(ways),)]
 
 
-def test_a_trial_cannot_print_the_database_password(fake_env):
-    """On a SQLite file: a PostgreSQL text refuses the NULs between the variables."""
+def test_a_trial_cannot_print_the_database_password(pg_env):
+    """Nor stop the run with the NULs between the variables, which no
+    PostgreSQL text holds: each is stored as U+FFFD."""
     env = {
-        **fake_env,
+        **pg_env,
         "PGPASSWORD": SECRET,
         "FAKE_STDERR": "/proc/self/environ",  # the trial prints its whole environment
         "FAKE_EXIT": "1",
     }
     done = concbench("run", "-w", "triangle", "-m", "says", "--profile", "smoke", env=env)
     assert done.returncode == 1, done.stderr
-    (trial,) = [json.loads(line) for line in concbench("show", "--json", env=fake_env).stdout.splitlines()]
-    assert "FAKE_EXIT=1" in trial["stderr"]  # it did print it
+    (trial,) = [json.loads(line) for line in concbench("show", "--json", env=pg_env).stdout.splitlines()]
+    assert "\ufffdFAKE_EXIT=1\ufffd" in trial["stderr"]  # it did print it
     assert SECRET not in trial["stderr"] and "CONCBENCH_DB=" not in trial["stderr"]

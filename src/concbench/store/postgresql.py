@@ -100,6 +100,12 @@ def _psycopg():
     return psycopg
 
 
+def _storable(params) -> tuple:
+    """PostgreSQL's text holds no NUL character, which a trial's stderr or
+    answer can have: each becomes U+FFFD, as an undecodable byte does."""
+    return tuple(p.replace("\0", "\ufffd") if isinstance(p, str) else p for p in params)
+
+
 @functools.cache
 def _placeholders(sql: str) -> str:
     return sql.replace("?", "%s")
@@ -175,14 +181,14 @@ class PostgresDatabase:
         return self.db
 
     def fetch(self, sql: str, params=()) -> list[tuple]:
-        return self._connection().execute(_placeholders(sql), params).fetchall()
+        return self._connection().execute(_placeholders(sql), _storable(params)).fetchall()
 
     def execute(self, sql: str, params=()) -> list[tuple]:
-        cursor = self._connection().execute(_placeholders(sql), params)
+        cursor = self._connection().execute(_placeholders(sql), _storable(params))
         return cursor.fetchall() if cursor.description else []
 
     def executemany(self, sql: str, rows) -> None:
-        rows = list(rows)
+        rows = [_storable(row) for row in rows]
         if rows:
             self._connection().cursor().executemany(_placeholders(sql), rows)
 
