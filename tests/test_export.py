@@ -181,6 +181,18 @@ def test_a_report_that_cannot_be_written_is_a_one_line_error_and_leaves_nothing(
     assert sorted(tmp_path.iterdir()) == sorted([blocker, written])  # no partial file left behind
 
 
+def test_a_report_writes_through_no_link_planted_beside_it_or_in_its_place(env, tmp_path):
+    """As another user could in /tmp: the old half-written name, and the report's own."""
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    written = tmp_path / "run.md"
+    (tmp_path / "run.md.partial").symlink_to(victim)
+    written.symlink_to(victim)
+    assert concbench("report", "--format", "md", "-o", written, env=env).returncode == 0
+    assert victim.read_text() == "precious\n"
+    assert not written.is_symlink() and written.read_text().startswith("## concbench run 2")
+
+
 def test_show_and_report_narrow_a_stored_run_to_workloads_runtimes_and_mechanisms(env):
     shown = concbench("show", "1", "-w", "triangle", "-m", "fake/honest,inexpressible", env=env)
     assert shown.returncode == 0, shown.stderr

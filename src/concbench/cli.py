@@ -3,8 +3,10 @@
 import contextlib
 import dataclasses
 import json
+import os
 import signal
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -925,13 +927,20 @@ def _machines_report(store: Store, run_ids: tuple[int, ...], format_: str, wante
 
 
 def _write(output: Path, text: str) -> None:
-    partial = output.with_name(output.name + ".partial")  # a full disk must not leave half a report
+    """Written whole or not at all (a full disk leaves no half report), by a
+    file of its own made anew, so that nothing planted beside the report (in
+    /tmp, say) is followed or written through."""
+    partial = None
     try:
-        partial.write_text(text)
-        partial.replace(output)
+        fd, partial = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.")
+        with os.fdopen(fd, "w") as file:
+            file.write(text)
+            os.fchmod(file.fileno(), 0o644)  # a report is for reading, as a plain file would be
+        os.replace(partial, output)
     except OSError as e:
-        with contextlib.suppress(OSError):
-            partial.unlink()
+        if partial:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
         raise UserError(f"cannot write {output}: {e.strerror or e}") from None
 
 
