@@ -4,6 +4,7 @@ server restarted mid-run, and one-line errors for a bad or unreachable one."""
 
 import dataclasses
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -119,6 +120,21 @@ def test_two_workers_drain_one_plan_and_no_trial_runs_twice(pg_env):
     assert "plan: 6 of 6 trials done, 0 waiting" in shown and "complete" in shown
     again = concbench("worker", env=pg_env)
     assert_one_line_error(again, "no stored plan with trials waiting")
+
+
+def test_an_interrupted_worker_counts_the_trials_it_stored_not_the_runs(pg_env):
+    planned = concbench(
+        "run", "-w", "triangle", "-m", "slow", "--profile", "smoke", "--trials", "8", "--plan-only", env=pg_env
+    )
+    assert planned.returncode == 0, planned.stderr
+    for name, total in (("first", 2), ("second", 3)):  # the second stores one beside the first's two
+        taker = background("worker", "--machine", name, env=pg_env)
+        wait_for(lambda total=total: stored_trials(pg_env) >= total)
+        taker.send_signal(signal.SIGINT)
+        out, err = taker.communicate(timeout=60)
+        ran = rows(pg_env, "SELECT count(*) FROM trials WHERE machine = %s", (name,))[0][0]
+        assert re.search(rf"interrupted: worker {name}@\S+ stored {ran} trials", out), (out, err)
+    assert ran < stored_trials(pg_env)
 
 
 def test_a_killed_workers_trial_is_claimed_again_once_its_lease_lapses(pg_env):
@@ -245,8 +261,8 @@ def test_a_journaled_trial_whose_claim_lapsed_is_not_counted_as_stored(server, p
     assert said[-1].endswith(
         "sent the 1 trials that waited in the journal; 1 not stored: their claims lapsed and other workers took them"
     )
-    first = SimpleNamespace(store=store, name="first", said=said.append)
-    assert worker.Worker.stored(first, [record]) == []
+    first = SimpleNamespace(store=store, name="first", said=said.append, kept=[record])
+    assert worker.Worker.stored(first) == []
     assert "not stored: its claim lapsed" in said[-1]
     assert rows(pg_env, "SELECT wall_ns FROM trials") == [(2,)]
 

@@ -763,16 +763,14 @@ def worker_(run_id, machine, grace, db):
     console.print(printable(f"worker {taker.name}: taking the trials of run {info.id} from {store.name}"))
     signal.signal(signal.SIGTERM, _interrupt)
     try:
-        stored = taker.drain()
+        taker.drain()
         _send_journal(store)
-        stored = taker.stored(stored)
     except KeyboardInterrupt:
         _send_journal(store, wait=False)
         store.release(info.id, taker.name)
-        console.print(
-            printable(f"interrupted: worker {taker.name} stored {len(store.finished_trials(info.id))} trials")
-        )
+        console.print(printable(f"interrupted: worker {taker.name} stored {len(taker.stored())} trials"))
         return INTERRUPTED
+    stored = taker.stored()
     progress = store.progress(info.id)
     if progress.done == progress.planned:
         store.set_state(info.id, "complete")

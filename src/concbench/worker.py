@@ -37,12 +37,12 @@ class Worker:
         # A claim first holds for the longest trial, until its first step renews it for its own.
         self.first_lease = self._lease(max(self.plan.settings_for(cell).timeout for cell in self.plan.cells))
         self.turns_said = False
+        self.kept: list[TrialRecord] = []  # stored, or in the journal until the server is back
 
-    def drain(self) -> list[TrialRecord]:
-        """Claims and runs trials until every trial of the plan is done; the
-        trials it stored. While the rest are held by other workers it waits:
-        one of them may die, and its trial come back once its lease lapses."""
-        stored = []
+    def drain(self) -> None:
+        """Claims and runs trials until every trial of the plan is done. While
+        the rest are held by other workers it waits: one of them may die, and
+        its trial come back once its lease lapses."""
         while True:
             with turns.machine_turn(self._taking_turns):
                 claimed = self.store.claim(self.run_id, self.name, self.first_lease)
@@ -51,22 +51,23 @@ class Worker:
                     kept = self.store.add_trial(self.run_id, record, claim=self.name)
             if claimed is None:
                 if not self.store.progress(self.run_id).claimed:
-                    return stored
+                    return
                 time.sleep(POLL)
                 continue
             self.said(_line(record, kept))
             if kept:
-                stored.append(record)
+                self.kept.append(record)
 
-    def stored(self, records: list[TrialRecord]) -> list[TrialRecord]:
+    def stored(self) -> list[TrialRecord]:
         """Of the trials drain kept, those the database took: one kept in the
         journal while the server was away is refused when it is sent if its
         claim lapsed meanwhile and another worker took the trial."""
         lapsed = {(e.record.cell.id, e.record.trial) for e in self.store.lapsed if e.claim == self.name}
-        for record in records:
+        for record in self.kept:
             if (record.cell.id, record.trial) in lapsed:
                 self.said(_line(record, kept=False))
-        return [record for record in records if (record.cell.id, record.trial) not in lapsed]
+        self.kept = [record for record in self.kept if (record.cell.id, record.trial) not in lapsed]
+        return self.kept
 
     def _taking_turns(self) -> None:
         if not self.turns_said:
