@@ -110,9 +110,9 @@ def test_a_budgeted_run_ends_within_its_budget_plus_one_trial(fake_env):
     spent = re.search(r"(\d+) trials in ([\d.]+) s of a 3.0 s budget: least trials", done.stdout)
     trials = stored_runs(fake_env)
     longest = max(t["process"]["wall_ns"] for t in trials) / 1e9
-    assert int(spent[1]) == len(trials) > 6
+    assert int(spent[1]) == len(trials)
     assert float(spent[2]) <= budget + longest
-    assert "stopped at the budget" in done.stdout
+    assert "stopped at the budget" in done.stdout  # not at the cells' caps, however many trials this machine ran
 
 
 @pytest.mark.parametrize(
