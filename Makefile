@@ -37,8 +37,8 @@ test: lint
 # What the tests need is installed first (hlint, and a browser for the report).
 lint: setup
 	@$(CONCBENCH) setup --tests
-	@$(VENV)/bin/ruff check -q src tests docs/template
-	@$(VENV)/bin/ruff format -q --check src tests docs/template
+	@$(VENV)/bin/ruff check -q src tests docs/template docs/tools
+	@$(VENV)/bin/ruff format -q --check src tests docs/template docs/tools
 	@if command -v python3 >/dev/null; then $(VENV)/bin/ruff check -q runtimes/python && $(VENV)/bin/ruff format -q --check runtimes/python; fi
 	@cd runtimes/haskell && hints=$$(hlint -XNoPatternSynonyms .) || { echo "$$hints"; exit 1; }
 	@for file in runtimes/ruby/*.rb runtimes/ruby/workloads/*.rb runtimes/ruby/test/*.rb; do ruby -wc $$file >/dev/null || exit 1; done
