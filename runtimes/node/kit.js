@@ -40,10 +40,17 @@
 // one (say why there). Each unit counts in a variable of its own; the
 // mechanism sums them after it has awaited the units.
 //
+// Garbage is collected before every run, warm-up or timed, outside the
+// clocks (docs/extending.md, "Settled policies"): gc(), which the manifest's
+// command exposes with --expose-gc (the flags show it). It collects the
+// main isolate's heap, the only one that outlives a run: a worker's isolate
+// and a child process are started afresh in the run that uses them.
+//
 // gc = "off": V8 has no switch that turns its collector off (--expose-gc
 // only lets a program start a collection), so the kit cannot do what the
-// seed does: it runs with the collector on and does not claim gc=off in its
-// flags (the manifest's notes say so under each rate workload with `gc`).
+// seed does: it runs with the collector on (and collects before every run,
+// as always) and does not claim gc=off in its flags (the manifest's notes
+// say so under each rate workload with `gc`).
 //
 // A request of kind "floor" loads no workload (protocol: "The kit's floor").
 "use strict";
@@ -278,7 +285,15 @@ function ownPeakKb() {
   return Number(/^VmHWM:\s+(\d+)/m.exec(fs.readFileSync("/proc/self/status", "utf8"))[1]);
 }
 
+/** A full collection of the main isolate's heap, so that no run pays for an earlier run's garbage. */
+function collectGarbage() {
+  if (typeof globalThis.gc !== "function")
+    throw new Error("the kit needs node --expose-gc (the manifest's command) to collect before every run");
+  globalThis.gc();
+}
+
 async function measure(mechanism, run, rate) {
+  collectGarbage();
   const start = clocks();
   const result = await mechanism(run);
   if (rate) {

@@ -7,14 +7,28 @@
 //     still outstanding when the time box ends is awaited then (timed).
 "use strict";
 
+const { scheduler } = require("node:timers/promises");
 const { Refusal } = require("../kit.js");
 
-/** The kit's batch for a mode, given start(), which starts one unit and returns its promise.
+/** A yield through the event loop: scheduler.yield() is a setImmediate, so
+ *  the caller resumes in the loop's next check phase, after the immediates
+ *  queued before it and after a poll for I/O, as asyncio.sleep(0) resumes
+ *  after the loop's ready callbacks and its select. */
+const loopYield = () => scheduler.yield();
+
+/** Not a yield to the event loop: awaiting null queues the caller's rest on
+ *  V8's microtask queue, which runs every continuation queued before it and
+ *  nothing of the loop (no I/O, timer or immediate until it is empty). */
+const microtaskHop = () => null;
+
+/** The kit's batch for a mode, given start(), which starts one unit and
+ *  returns its promise, and pause(), awaited as the caller's yield.
  *  Forgotten units are awaited after the time box: every batch's where they
  *  run on threads of their own (keepAll), the last batch's where they run on
  *  the caller's event loop, since the yield that ends a batch returns only
- *  after every continuation queued before it has run. */
-function batches(run, start, keepAll) {
+ *  after every continuation queued before it has run (the units' own yields
+ *  are the same kind as the caller's, queued before it). */
+function batches(run, start, pause, keepAll) {
   const { batch, mode } = run.params;
   let outstanding = [];
   const loops = {
@@ -29,25 +43,25 @@ function batches(run, start, keepAll) {
     forget: async () => {
       if (!keepAll) outstanding = [];
       for (let i = 0; i < batch; i++) outstanding.push(start());
-      await null; // one yield, to the microtask queue
+      await pause();
     },
   };
   if (!loops[mode]) throw new Refusal(`unknown mode ${JSON.stringify(mode)}`);
   return { loop: loops[mode], outstanding: () => Promise.all(outstanding) };
 }
 
-/** The promise row: the unit is an async function called on the event loop.
- *  An async function runs in place up to its first await, so a body that
- *  does not wait ends before the call returns (one unit alive at a time);
- *  `await null` queues its rest on V8's microtask queue, which runs every
- *  queued continuation before the event loop turns again. */
-async function invokePromises(run, waits) {
+/** The promise and microtask rows: the unit is an async function called on
+ *  the event loop. An async function runs in place up to its first await,
+ *  so a body that does not wait ends before the call returns (one unit alive
+ *  at a time); one that waits awaits pause() (loopYield or microtaskHop),
+ *  as the caller does in forget mode. */
+async function invokePromises(run, waits, pause) {
   const units = run.units;
   let count = 0;
   const body = waits
     ? async () => {
         units.start();
-        await null;
+        await pause();
         count++;
         units.finish();
       }
@@ -56,10 +70,10 @@ async function invokePromises(run, waits) {
         count++;
         units.finish();
       };
-  const { loop, outstanding } = batches(run, body, false);
+  const { loop, outstanding } = batches(run, body, pause, false);
   await run.rate(loop);
   await outstanding();
   return { count };
 }
 
-module.exports = { batches, invokePromises };
+module.exports = { batches, invokePromises, loopYield, microtaskHop };

@@ -3,7 +3,7 @@
 // the plain call (none) is the baseline.
 "use strict";
 
-const { batches, invokePromises } = require("../lib/invocation.js");
+const { batches, invokePromises, loopYield } = require("../lib/invocation.js");
 const { startWorker } = require("../lib/workers.js");
 
 const increment = (state) => state.count++;
@@ -18,17 +18,18 @@ async function none(run) {
   return { count: state.count };
 }
 
-const promise = (run) => invokePromises(run, false);
+const promise = (run) => invokePromises(run, false, loopYield);
 
 /** A worker's body: the counter is a SharedArrayBuffer's, added to atomically. */
 function incrementShared(counter) {
   Atomics.add(counter, 0, 1);
 }
 
-/** A Worker per operation. */
+/** A Worker per operation; in forget mode the caller yields through its
+ *  event loop, where the workers' messages and exits are handled. */
 async function worker(run) {
   const counter = new Int32Array(new SharedArrayBuffer(4));
-  const { loop, outstanding } = batches(run, () => startWorker(run, __filename, "incrementShared", counter), true);
+  const { loop, outstanding } = batches(run, () => startWorker(run, __filename, "incrementShared", counter), loopYield, true);
   await run.rate(loop);
   await outstanding();
   return { count: Atomics.load(counter, 0) };
