@@ -1,0 +1,19 @@
+// The smallest idiomatic Node program for spawn's million-task cell
+// (docs/results.md, "The million-task table's own cost"): start TASKS async
+// functions that each sleep DELAY_MS and return their index, await them all,
+// print the sum. Usage: node spawn_promise.js TASKS DELAY_MS
+"use strict";
+
+const { setTimeout: sleep } = require("node:timers/promises");
+
+async function unit(i, delayMs) {
+  await sleep(delayMs);
+  return i;
+}
+
+async function main(tasks, delayMs) {
+  const values = await Promise.all(Array.from({ length: tasks }, (_, i) => unit(i, delayMs)));
+  console.log(values.reduce((a, b) => a + b, 0));
+}
+
+main(Number(process.argv[2]), Number(process.argv[3]));
