@@ -278,7 +278,22 @@ flags() ->
     [
         iolist_to_binary(io_lib:format("+S ~b:~b", [Schedulers, Online])),
         iolist_to_binary(io_lib:format("+P ~b", [erlang:system_info(process_limit)]))
+        | busy_wait_flags()
     ].
+
+%% How long the schedulers spin before they sleep: the runtime has no
+%% system_info for it, so it is read from the emulator's arguments, with
+%% OTP's defaults where none was given.
+busy_wait_flags() ->
+    Args = erlang:system_info(emu_args),
+    [
+        iolist_to_binary(["+", Flag, " ", emu_arg(Args, "-" ++ Flag, Default)])
+     || {Flag, Default} <- [{"sbwt", "medium"}, {"sbwtdcpu", "short"}, {"sbwtdio", "short"}]
+    ].
+
+emu_arg([Flag, Value | _], Flag, _Default) -> Value;
+emu_arg([_ | Args], Flag, Default) -> emu_arg(Args, Flag, Default);
+emu_arg([], _Flag, Default) -> Default.
 
 one_line(Reason) ->
     iolist_to_binary(string:replace(io_lib:format("~0tp", [Reason]), "\n", " ", all)).
