@@ -271,7 +271,8 @@ otp_version() ->
     {ok, Version} = file:read_file(filename:join([code:root_dir(), "releases", Release, "OTP_VERSION"])),
     string:trim(Version).
 
-%% The emulator flags in force, as erl takes them.
+%% The emulator flags in force, as erl takes them, and measure/3's
+%% collection before every run (docs/extending.md, "Settled policies").
 flags() ->
     Schedulers = erlang:system_info(schedulers),
     Online = erlang:system_info(schedulers_online),
@@ -279,7 +280,7 @@ flags() ->
         iolist_to_binary(io_lib:format("+S ~b:~b", [Schedulers, Online])),
         iolist_to_binary(io_lib:format("+P ~b", [erlang:system_info(process_limit)]))
         | busy_wait_flags()
-    ].
+    ] ++ [<<"gc before each run">>].
 
 %% How long the schedulers spin before they sleep: the runtime has no
 %% system_info for it, so it is read from the emulator's arguments, with
