@@ -34,8 +34,9 @@
 -- each run (the ThreadId of a probe thread it forks and awaits): a run with
 -- 'Created' reports as units every thread the RTS created during it, the
 -- library's included. It would also count a thread the RTS starts to run
--- Haskell finalizers after a GC: Main collects the kit's own garbage
--- (stdin's Handle) before the first run, and the workloads hold no object
+-- Haskell finalizers after a GC: Main collects before every run, ahead of
+-- its first probe, so that the kit's own garbage (stdin's Handle) is gone
+-- before any clock starts, and the workloads hold no object
 -- with a finalizer (pipe reads and writes its descriptors without Handles).
 -- Main checks every run against that number: the census never counts more
 -- units than threads were created (else the run fails), and where every

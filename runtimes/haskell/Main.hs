@@ -75,10 +75,6 @@ serve = do
         (lookup (mechanism request) mechanisms)
       run <- prepare (params request)
       census <- newCensus (slots run)
-      -- The kit's own garbage (the request's, stdin's Handle) collected now:
-      -- a Handle's finalizer runs in a thread the RTS starts after a GC,
-      -- which would otherwise be created, and counted, during a run.
-      performMajorGC
       runs' <- forM [1 .. warmup request + runs request] $ \i -> measure run census (i <= warmup request)
       pure (runs', [])
     other -> refuse ("kind " ++ other ++ ": the Haskell kit has no rate workloads yet")
@@ -89,7 +85,7 @@ serve = do
     , "runtime" .= object
         [ "name" .= ("haskell" :: String)
         , "version" .= showVersion fullCompilerVersion
-        , "flags" .= (ghcFlags ++ ["-N" ++ show capabilities] ++ scheduling)
+        , "flags" .= (ghcFlags ++ ["-N" ++ show capabilities] ++ scheduling ++ ["gc before each run"])
         ]
     , "runs" .= samples
     ] <> extra
@@ -106,8 +102,14 @@ schedulingFlags = do
 -- innermost); the outcome is forced inside, so no work escapes as a thunk.
 -- Untimed, around them: the census cleared before and swept after, and the
 -- RTS's thread numbers read before and after (see Kit's header).
+-- Before all that, a major collection, so that no run pays for another's
+-- garbage (nor the first for the kit's, stdin's Handle among it); it comes
+-- before the first probe because a Handle's finalizer runs in a thread the
+-- RTS starts after a GC, which would otherwise be created, and counted,
+-- during a run.
 measure :: Run -> Census -> Bool -> IO Value
 measure run census isWarmup = do
+  performMajorGC
   clearCensus census
   before <- probeThread
   (user0, sys0) <- cpuTime

@@ -37,10 +37,14 @@
 %% full) itself and hands them back with its value; the mechanism sums them
 %% after it has awaited its units.
 %%
-%% CPU time: the BEAM tells user and system time apart nowhere but in
-%% /proc/self/stat (erlang:statistics(runtime) is their sum, in ms), so the
-%% kit reads them there, in clock ticks of 10 ms: a run shorter than a tick
-%% may report 0.
+%% CPU time: erlang:statistics(runtime) is the process's CPU time, user and
+%% system, from getrusage (as the other kits read theirs), but summed and in
+%% ms; the BEAM tells the two apart nowhere but in /proc/self/stat, in clock
+%% ticks of 10 ms. So a run's CPU time (user + system) is runtime's, to the
+%% ms, and its system time is the ticks' (no more than that CPU time), to
+%% 10 ms, which user time, the rest, shares: a run's system time below a
+%% tick may read as 0 or a whole tick, and its user time as that much more
+%% or less.
 -module(concbench_kit).
 
 -export([main/1, param/2, scratch/1, timed/1, rate/2, stop_clocks/1, spawn_unit/2, await_units/3]).
@@ -50,7 +54,7 @@
 -opaque run() :: #{params := map(), units := atomics:atomics_ref(), scratch := binary()}.
 -opaque span() :: {moment(), moment()}.
 -opaque rate() :: {moment(), pos_integer()} | {moment(), pos_integer(), moment()}.
--type moment() :: #{wall := integer(), user := integer(), sys := integer()}.
+-type moment() :: #{wall := integer(), cpu := integer(), sys := integer()}.
 
 %% The slots of a run's unit counter.
 -define(STARTED, 1).
@@ -214,10 +218,12 @@ measure(Mechanism, Kind, #{<<"params">> := Params, <<"scratch">> := Scratch}) ->
         Live -> error({units_still_alive, Live})
     end,
     Reported = maps:merge(maps:with([evidence], Outcome), ops(Outcome, Params)),
+    Cpu = maps:get(cpu, To) - maps:get(cpu, From),
+    Sys = min(maps:get(sys, To) - maps:get(sys, From), Cpu),
     Reported#{
         wall_ns => max(maps:get(wall, To) - maps:get(wall, From), 1),
-        user_ns => maps:get(user, To) - maps:get(user, From),
-        sys_ns => maps:get(sys, To) - maps:get(sys, From),
+        user_ns => Cpu - Sys,
+        sys_ns => Sys,
         units => atomics:get(Units, ?STARTED),
         peak_live => atomics:get(Units, ?PEAK),
         result => maps:get(result, Outcome)
@@ -252,15 +258,16 @@ clock_stop() ->
     Wall = erlang:monotonic_time(nanosecond),
     (cpu_times())#{wall => Wall}.
 
-%% utime and stime, the 14th and 15th fields of /proc/self/stat; the 2nd,
-%% the command's name in parentheses, may hold spaces, so the fields are
-%% counted after its closing parenthesis (from the 3rd).
+%% The CPU time so far (statistics(runtime), ms) and the system time (stime,
+%% the 15th field of /proc/self/stat, ticks), both in ns; the stat's 2nd
+%% field, the command's name in parentheses, may hold spaces, so its fields
+%% are counted after its closing parenthesis (from the 3rd).
 cpu_times() ->
+    {Runtime, _SinceLastCall} = erlang:statistics(runtime),
     {ok, Stat} = file:read_file("/proc/self/stat"),
     [_, AfterName] = string:split(Stat, <<") ">>, trailing),
-    Fields = string:lexemes(AfterName, " "),
-    Ticks = fun(Field) -> binary_to_integer(lists:nth(Field - 2, Fields)) * ?NS_PER_TICK end,
-    #{user => Ticks(14), sys => Ticks(15)}.
+    Stime = lists:nth(15 - 2, string:lexemes(AfterName, " ")),
+    #{cpu => Runtime * 1_000_000, sys => binary_to_integer(Stime) * ?NS_PER_TICK}.
 
 runtime() ->
     #{name => <<"erlang">>, version => otp_version(), flags => flags()}.
@@ -271,14 +278,30 @@ otp_version() ->
     {ok, Version} = file:read_file(filename:join([code:root_dir(), "releases", Release, "OTP_VERSION"])),
     string:trim(Version).
 
-%% The emulator flags in force, as erl takes them.
+%% The emulator flags in force, as erl takes them, and measure/3's
+%% collection before every run (docs/extending.md, "Settled policies").
 flags() ->
     Schedulers = erlang:system_info(schedulers),
     Online = erlang:system_info(schedulers_online),
     [
         iolist_to_binary(io_lib:format("+S ~b:~b", [Schedulers, Online])),
         iolist_to_binary(io_lib:format("+P ~b", [erlang:system_info(process_limit)]))
+        | busy_wait_flags()
+    ] ++ [<<"gc before each run">>].
+
+%% How long the schedulers spin before they sleep: the runtime has no
+%% system_info for it, so it is read from the emulator's arguments, with
+%% OTP's defaults where none was given.
+busy_wait_flags() ->
+    Args = erlang:system_info(emu_args),
+    [
+        iolist_to_binary(["+", Flag, " ", emu_arg(Args, "-" ++ Flag, Default)])
+     || {Flag, Default} <- [{"sbwt", "medium"}, {"sbwtdcpu", "short"}, {"sbwtdio", "short"}]
     ].
+
+emu_arg([Flag, Value | _], Flag, _Default) -> Value;
+emu_arg([_ | Args], Flag, Default) -> emu_arg(Args, Flag, Default);
+emu_arg([], _Flag, Default) -> Default.
 
 one_line(Reason) ->
     iolist_to_binary(string:replace(io_lib:format("~0tp", [Reason]), "\n", " ", all)).

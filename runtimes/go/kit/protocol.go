@@ -66,8 +66,11 @@ func Main() {
 // gcOff: a rate workload's gc parameter turned the collector off.
 var gcOff bool
 
+// flags are the settings in force that change what a run costs: measure's
+// collection before every run among them (docs/extending.md, "Settled
+// policies").
 func flags() []string {
-	out := []string{"GOMAXPROCS=" + strconv.Itoa(runtime.GOMAXPROCS(0))}
+	out := []string{"GOMAXPROCS=" + strconv.Itoa(runtime.GOMAXPROCS(0)), "gc before each run"}
 	if gcOff {
 		out = append(out, "gc=off")
 	}
@@ -141,8 +144,9 @@ func serve() (reply answer, err error) {
 }
 
 // measure does one run: the clocks around the mechanism, around its Timed
-// work, or from the start of its Rate loop to its return. A collection left over from the previous run is made first,
-// outside the clocks, so that no run pays for another's garbage.
+// work, or from the start of its Rate loop to its return. A collection is
+// made first, outside the clocks, so that no run pays for another's garbage
+// (even with gc=off: runtime.GC collects with the collector turned off).
 func measure(mechanism Mechanism, req request) (map[string]any, error) {
 	run := &Run{params: req.Params, scratch: req.Scratch, result: map[string]int64{}, evidence: map[string]*int64{}}
 	runtime.GC()
