@@ -25,7 +25,7 @@ def pop(queue) -> tuple[object, int]:
     try:
         return queue.get_nowait(), 0
     except Empty:
-        found_empty = was_empty(queue)
+        found_empty = was_empty(queue)  # looked at before the get takes what comes
         return queue.get(), int(found_empty)
 
 
