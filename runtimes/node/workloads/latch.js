@@ -6,6 +6,7 @@
 
 const { Queue } = require("../lib/async.js");
 const { startWorker } = require("../lib/workers.js");
+const { forkServer } = require("../lib/processes.js");
 
 const MODULUS = 1_000_000_007;
 
@@ -101,4 +102,37 @@ async function worker(run) {
   };
 }
 
-module.exports = { promise, worker, countDowns };
+/** A child's count-downs, as a server (lib/processes.js): each request is a
+ *  round, each reply the count-down with the unit's totals so far. */
+function countDownOnRequest(k) {
+  const totals = { tally: 0, countdowns: 0 };
+  return (r) => {
+    totals.tally = (totals.tally + (k + 1) * (r + 1)) % MODULUS;
+    totals.countdowns++;
+    return totals;
+  };
+}
+
+/** A child process per unit. Processes share no latch object: as in
+ *  erlang/process, a count-down is a unit's reply over its IPC channel to
+ *  the round the caller sent it, and the caller waits until it has all
+ *  `count` replies; each unit's last reply carries its totals. */
+async function processes(run) {
+  const { count, rounds } = run.params;
+  const children = Array.from({ length: count }, (_, k) => forkServer(run, __filename, "countDownOnRequest", k));
+  let woken = 0;
+  let units = [];
+  for (let r = 0; r < rounds; r++) {
+    units = await Promise.all(children.map((child) => child.request(r)));
+    woken++;
+  }
+  await Promise.all(children.map((child) => child.close()));
+  const total = (values) => values.reduce((a, b) => a + b, 0);
+  return {
+    rounds: woken,
+    countdowns: total(units.map((unit) => unit.countdowns)),
+    checksum: total(units.map((unit) => unit.tally)) % MODULUS,
+  };
+}
+
+module.exports = { promise, worker, process: processes, countDowns, countDownOnRequest };

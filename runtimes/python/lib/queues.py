@@ -6,6 +6,7 @@ multiprocessing.Queue alike (all raise queue.Full and queue.Empty); the
 async forms asyncio.Queue."""
 
 import asyncio
+from multiprocessing.queues import Queue as ProcessQueue
 from queue import Empty, Full
 
 
@@ -20,11 +21,23 @@ def push(queue, value) -> int:
 
 
 def pop(queue) -> tuple[object, int]:
-    """The value, and 1 if the pop had to wait."""
+    """The value, and 1 if the pop found the queue empty and waited."""
     try:
         return queue.get_nowait(), 0
     except Empty:
-        return queue.get(), 1
+        found_empty = was_empty(queue)  # looked at before the get takes what comes
+        return queue.get(), int(found_empty)
+
+
+def was_empty(queue) -> bool:
+    """Whether a get_nowait that raised Empty found the queue empty.
+    multiprocessing.Queue's raises it too when another consumer holds its
+    read lock: its empty() (a poll of its pipe, without the lock) tells that
+    contention from an empty pipe. The other queues take their lock before
+    they look, so their Empty is always an empty queue. (A put_nowait's Full
+    is always a full queue: multiprocessing.Queue's is its bound's
+    semaphore.)"""
+    return queue.empty() if isinstance(queue, ProcessQueue) else True
 
 
 async def push_async(queue: asyncio.Queue, value) -> int:

@@ -8,6 +8,12 @@ are gathered in case order, as many as the units returned.
 A workload module defines
   setup(run)                 the cases' inputs, made before the timing;
   evaluate(input)            one case;
+  evaluate_async(input)      optionally, one case on an event loop (a
+                             coroutine function), where the case does file
+                             I/O: it awaits that on the loop's blocking
+                             pool, as docs/extending.md's policy says;
+  evaluate_gevent(input)     optionally, the same in a greenlet, its I/O
+                             on the hub's thread pool;
   evaluation(inputs, total)  one operation: a generator that yields each
                              list of inputs it needs evaluated, is sent
                              their results in order, and adds its figures to
@@ -17,7 +23,9 @@ A workload module defines
 Under the GIL one thread runs Python code at a time: threads, tasks and
 greenlets evaluate their stripes one after another where the work never lets
 go of the GIL or never awaits (runtime.toml's notes); forked processes run
-at once."""
+at once. The units are the threads, tasks, greenlets or processes made for
+the stripes; the pool threads that make a task's or greenlet's file I/O are
+not units of their own."""
 
 import os
 import pickle
@@ -46,18 +54,19 @@ def in_place(run, workload) -> dict:
 
 def threads(run, workload) -> dict:
     """A threading.Thread per stripe (lib/units.py)."""
-    return evaluations(run, workload, striped(run, workload, units.threads))
+    return evaluations(run, workload, striped(run, workload.evaluate, units.threads))
 
 
 def greenlets(run, workload) -> dict:
     """A greenlet per stripe (gevent.spawn, joinall: lib/units.py)."""
-    return evaluations(run, workload, striped(run, workload, units.greenlets))
+    evaluate = getattr(workload, "evaluate_gevent", workload.evaluate)
+    return evaluations(run, workload, striped(run, evaluate, units.greenlets))
 
 
-def striped(run, workload, run_all):
+def striped(run, evaluate, run_all):
     """The map of the modes whose units share memory: run_all(run, bodies)
     runs a unit per stripe, each writing its results into a slot of its own."""
-    evaluate, workers = workload.evaluate, worker_count(run)
+    workers = worker_count(run)
 
     def apply(inputs):
         n = min(workers, len(inputs))
@@ -74,15 +83,19 @@ def striped(run, workload, run_all):
 
 def tasks(run, workload) -> dict:
     """An asyncio task per stripe, in a TaskGroup (lib/units.py): striped's
-    map, awaited."""
+    map, awaited; a case that does I/O awaits it (evaluate_async)."""
     evaluate, workers = workload.evaluate, worker_count(run)
+    evaluate_async = getattr(workload, "evaluate_async", None)
 
     async def apply(inputs):
         n = min(workers, len(inputs))
         stripes = [None] * n
 
         async def body(w):
-            stripes[w] = stripe(evaluate, inputs, w, n)
+            if evaluate_async is None:
+                stripes[w] = stripe(evaluate, inputs, w, n)
+            else:
+                stripes[w] = [await evaluate_async(x) for x in inputs[w::n]]
 
         await units.tasks(run, [partial(body, w) for w in range(n)])
         return interleaved(stripes, len(inputs))

@@ -4,10 +4,16 @@ of a run, serve all its rounds. In each round the caller makes a latch of
 it reaches zero. Unit k adds (k + 1) x (r + 1) for its count-down in round r
 to a tally of its own, reduced modulo MODULUS; the caller sums the tallies.
 Python has no latch class (threading.Barrier makes every party wait): the
-latch is a count and an Event, which its last count-down sets."""
+latch is a count and an Event, which its last count-down sets. Processes
+share no latch object (multiprocessing's locks and events pass to a child
+only as it is forked, not through its inbox): as in erlang/process, a
+count-down is a unit's reply to the caller, who waits until it has counted
+`count` of them."""
 
 import asyncio
+import multiprocessing
 import threading
+from functools import partial
 
 from lib import units
 
@@ -84,6 +90,39 @@ def greenlets(run) -> dict:
     return blocking(run, units.Greenlets, gevent.queue.SimpleQueue, lambda n: Latch(n, gevent.event.Event()))
 
 
+def processes(run) -> dict:
+    """A forked process per unit; each inbox is a multiprocessing.SimpleQueue
+    (a pipe) bringing the round, and every count-down crosses one more, the
+    caller's, to it."""
+    count, rounds = run.params["count"], run.params["rounds"]
+    fork = multiprocessing.get_context("fork")
+    started = units.Processes(run)
+    inboxes, count_downs = [fork.SimpleQueue() for _ in range(count)], fork.SimpleQueue()
+    countdowns, tallies = started.shared(count), started.shared(count)
+
+    def unit(k):
+        made = tally = 0
+        while (r := inboxes[k].get()) is not None:
+            made, tally = made + 1, (tally + (k + 1) * (r + 1)) % MODULUS
+            count_downs.put(r)
+        countdowns[k], tallies[k] = made, tally
+
+    workers = [started.start(partial(unit, k)) for k in range(count)]
+    woke = 0
+    for r in range(rounds):
+        for inbox in inboxes:
+            inbox.put(r)
+        for _ in range(count):
+            count_downs.get()
+        woke += 1
+    for inbox in inboxes:
+        inbox.put(None)
+    started.join(workers)
+    for queue in [*inboxes, count_downs]:
+        queue.close()
+    return {"rounds": woke, "countdowns": sum(countdowns), "checksum": sum(tallies) % MODULUS}
+
+
 def tasks(run) -> dict:
     count, rounds = run.params["count"], run.params["rounds"]
 
@@ -118,4 +157,4 @@ def tasks(run) -> dict:
     return run.asyncio_run(main())
 
 
-MECHANISMS = {"thread": threads, "asyncio": tasks, "uvloop": tasks, "gevent": greenlets}
+MECHANISMS = {"thread": threads, "asyncio": tasks, "uvloop": tasks, "gevent": greenlets, "process": processes}

@@ -111,6 +111,44 @@ module Workloads
       end
     end
 
+    # Processes share no latch object: as in erlang/process, a count-down is
+    # a unit's reply, an 8-byte record on the caller's pipe (one write(2),
+    # whole under PIPE_BUF whoever else writes), and the caller waits until
+    # it has read `count` of them. Each unit's inbox is a pipe of its own
+    # bringing the round as r + 1 (a 0 record stops it); each reports
+    # [count-downs, tally] through a pipe as it ends.
+    def self.process(count:, rounds:)
+      count_downs, counted = IO.pipe
+      results, report = IO.pipe
+      units = Array.new(count) do |k|
+        inbox, send = IO.pipe
+        pid = Kit.fork do
+          weight = k + 1
+          countdowns = tally = 0
+          while (round = inbox.sysread(8).unpack1("Q<")).nonzero?
+            counted.syswrite([round].pack("Q<"))
+            countdowns += 1
+            tally = (tally + weight * round) % MOD
+          end
+          report.syswrite([countdowns, tally].pack("Q<2"))
+        end
+        inbox.close
+        [send, pid]
+      end
+      [counted, report].each(&:close)
+      woke = 0
+      1.upto(rounds) do |round|
+        units.each { |send, _| send.syswrite([round].pack("Q<")) }
+        count_downs.read(8 * count)
+        woke += 1
+      end
+      units.each { |send, _| send.syswrite([0].pack("Q<")) }
+      totals = results.read.unpack("Q<*").each_slice(2).to_a # EOF once every child has exited
+      Kit.wait(units.map(&:last))
+      [count_downs, results, *units.map(&:first)].each(&:close)
+      { rounds: woke, countdowns: totals.sum(&:first), checksum: totals.sum(&:last) % MOD }
+    end
+
     # A latch on the stock Mutex and ConditionVariable, which block a fiber
     # under a scheduler as they block a thread. It carries its round, which
     # the units learn from it.
