@@ -239,7 +239,7 @@ function implemented() {
 }
 
 function runtime() {
-  const flags = [`UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE || 4}`, ...process.execArgv];
+  const flags = [`UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE || 4}`, ...process.execArgv, "gc before each run"];
   return { name: "node", version: `${process.versions.node} (V8 ${process.versions.v8})`, flags };
 }
 

@@ -429,7 +429,7 @@ def runtime(flags=()) -> dict:
     return {
         "name": "python",
         "version": f"{platform.python_version()} ({platform.python_implementation()})",
-        "flags": [f"gil={'on' if GIL else 'off'}", "gc.collect=before-every-run", *flags],
+        "flags": [f"gil={'on' if GIL else 'off'}", "gc before each run", *flags],
     }
 
 
