@@ -116,6 +116,19 @@ module Kit
   # are made once a run, and the counting is lost in the making of a thread,
   # a task or an actor.
 
+  # GC_BEFORE_EACH_RUN: a full collection before every run, warm-ups and
+  # timed ones, outside the clocks, so that no run pays for an earlier run's
+  # garbage and every run pays for its own (docs/extending.md, "Settled
+  # policies"); the flags say so. Under gc=off (GC.disable) CRuby's GC.start
+  # still collects (3.1: GC.count goes up and the live slots go down) and
+  # leaves the collector off. JRuby 10's GC.start does nothing at all (its
+  # RubyGC.start only checks its arguments), so on JRuby the kit asks the JVM
+  # itself, with System.gc, as the Java kit does; JRuby's GC.disable never
+  # stopped the JVM's collector.
+  GC_FLAG = "gc before each run"
+
+  def self.collect_garbage = RUBY_ENGINE == "jruby" ? java.lang.System.gc : GC.start
+
   # A request the kit cannot serve: a clean refusal, not a failure.
   class Refusal < StandardError; end
 
@@ -341,6 +354,7 @@ module Kit
       largest_tree = nil
       runs = Array.new(warmup + request.fetch("runs")) do |i|
         @account_memory = warmup.zero? || i < warmup # see FORK_ACCOUNTING_COST
+        Kit.collect_garbage # see GC_BEFORE_EACH_RUN
         run = rate ? measure_rate(impl, mechanism, params, loop_params.fetch(:seconds)) : measure(impl, mechanism, params)
         tree = collect_forks if @forks > 0
         largest_tree = [largest_tree || 0, tree].max if tree && @account_memory
@@ -494,7 +508,7 @@ module Kit
       # JRuby's hash seed, fixed by its manifest (CRuby has no way to fix its own)
       fixed_hashing = RUBY_ENGINE == "jruby" && ENV_JAVA["jruby.consistent.hashing"] == "true"
       flags = (yjit ? ["--yjit"] : []) + (fixed_hashing ? ["jruby.consistent.hashing"] : [])
-      { name: RUBY_ENGINE, version: VERSION, flags: flags + @flags }
+      { name: RUBY_ENGINE, version: VERSION, flags: flags + [GC_FLAG] + @flags }
     end
   end
 end
