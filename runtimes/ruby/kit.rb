@@ -57,7 +57,7 @@
 # setinstancevariable; see Units#start) have no interrupt check between the
 # read and the write, so under the GVL no other thread runs in between and
 # nothing waits for them; fibers switch only where they block. Without a GVL
-# (JRuby) they take a lock of the kit's own instead (LockedUnits). Spans are
+# (JRuby) they are the JVM's atomics instead (AtomicUnits). Spans are
 # swept, and peak_live computed, after the clocks stop. A mechanism that
 # starts no unit (none) touches nothing: units = peak_live = 0. The caller's
 # thread is the unit where it does the work itself with the units' means (a
@@ -205,27 +205,52 @@ module Kit
   end
 
   # A run's units where threads run Ruby code at once (no GVL: JRuby): the
-  # counters' reads and writes are no longer whole, so start, finish and task
-  # take a lock of the kit's own, at a unit's first and last act only (a
-  # task's between its jobs), never inside its work.
-  class LockedUnits < Units
+  # counters' reads and writes are no longer whole, so they are the JVM's
+  # atomics (java.util.concurrent.atomic, through JRuby's Java integration),
+  # as the Java kit's are: a unit's first and last act are an atomic add or
+  # two and a compare-and-set, and counting takes no lock the workload does
+  # not take. The figures are read into Units' variables after the run.
+  class AtomicUnits < Units
     def initialize
       super
-      @lock = Thread::Mutex.new
+      @started_count, @live_count, @peak_count, @busy_count, @busiest_count =
+        Array.new(5) { java.util.concurrent.atomic.AtomicLong.new }
+      @threads = java.util.concurrent.ConcurrentHashMap.new
     end
 
-    def start = @lock.synchronize { super }
+    def start
+      @started_count.increment_and_get
+      raise_to(@peak_count, @live_count.increment_and_get)
+      nil
+    end
 
-    def finish = @lock.synchronize { super }
+    def finish
+      @live_count.decrement_and_get
+      nil
+    end
 
     def task
-      @lock.synchronize do
-        @threads[Thread.current] = true
-        @busiest = [@busy += 1, @busiest].max
-      end
+      @threads.put(Thread.current, true)
+      raise_to(@busiest_count, @busy_count.increment_and_get)
       yield
     ensure
-      @lock.synchronize { @busy -= 1 }
+      @busy_count.decrement_and_get
+    end
+
+    def count
+      @started, @live, @peak = @started_count.get, @live_count.get, @peak_count.get
+      @busy, @busiest = @busy_count.get, @busiest_count.get
+      super
+    end
+
+    private
+
+    # Every change of a counter is one step in its modification order, so the
+    # values increment_and_get returns are every value it took: their maximum
+    # is the peak.
+    def raise_to(peak, value)
+      seen = peak.get
+      seen = peak.get until seen >= value || peak.compare_and_set(seen, value)
     end
   end
 
@@ -409,7 +434,7 @@ module Kit
     end
 
     def begin_run
-      @units = GVL ? Units.new : LockedUnits.new
+      @units = GVL ? Units.new : AtomicUnits.new
       @evidence = {}
     end
 
