@@ -29,7 +29,8 @@ final class Clock {
           .downcallHandle(
               Linker.nativeLinker().defaultLookup().find("getrusage").orElseThrow(),
               FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
-  // Read by the kit's thread only (the clocks start and stop there).
+  // Read by one thread at a time: the kit's, or a unit running the rate loop (yield), which the
+  // kit's thread joins before it reads the clocks again.
   private static final MemorySegment USAGE = Arena.global().allocate(RUSAGE_SIZE, 8);
 
   record Moment(long wall, long user, long sys) {}
