@@ -12,8 +12,8 @@ import java.lang.invoke.MethodHandle;
 
 /**
  * The clocks around a run: {@link System#nanoTime} (monotonic) and the process's user and system
- * CPU time, all its threads, from getrusage(RUSAGE_SELF) called through the FFM API, as the C,
- * Ruby and Python kits read theirs. The JDK itself gives the CPU time only as one sum
+ * CPU time, all its threads, from getrusage(RUSAGE_SELF) called through the FFM API, as the C, Ruby
+ * and Python kits read theirs. The JDK itself gives the CPU time only as one sum
  * (OperatingSystemMXBean) or per thread, and /proc/self/stat splits it in clock ticks of 10 ms (up
  * to 20% of a 50 ms run). getrusage's are in microseconds: Linux keeps the sum to the nanosecond
  * and splits it into user and system in the proportion its ticks sampled, so the sum is exact and

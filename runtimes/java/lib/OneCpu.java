@@ -12,12 +12,13 @@ import java.lang.invoke.MethodHandle;
 
 /**
  * Pins the calling thread to the CPU it is on, as c/pthread and jruby/thread pin theirs, through
- * the C library's sched_getcpu and sched_setaffinity called with the FFM API (the JDK has no call of
- * its own). The threads it starts meanwhile inherit the mask; closing restores the mask it had.
+ * the C library's sched_getcpu and sched_setaffinity called with the FFM API (the JDK has no call
+ * of its own). The threads it starts meanwhile inherit the mask; closing restores the mask it had.
  */
 public final class OneCpu implements AutoCloseable {
   private static final long MASK = 128; // bytes: a cpu_set_t (1024 CPUs)
-  private static final MethodHandle SCHED_GETCPU = libc("sched_getcpu", FunctionDescriptor.of(JAVA_INT));
+  private static final MethodHandle SCHED_GETCPU =
+      libc("sched_getcpu", FunctionDescriptor.of(JAVA_INT));
   private static final FunctionDescriptor AFFINITY =
       FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS);
   private static final MethodHandle SCHED_GETAFFINITY = libc("sched_getaffinity", AFFINITY);
@@ -45,7 +46,9 @@ public final class OneCpu implements AutoCloseable {
   @Override
   public void close() {
     try {
-      check("sched_setaffinity (restoring the mask)", (int) SCHED_SETAFFINITY.invokeExact(0, MASK, was));
+      check(
+          "sched_setaffinity (restoring the mask)",
+          (int) SCHED_SETAFFINITY.invokeExact(0, MASK, was));
     } catch (Throwable e) {
       throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
     } finally {

@@ -24,9 +24,10 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A positioned FileChannel.write is one pwrite, with no buffering in user space, from a direct
  * buffer made before the clocks (a heap buffer would be copied through a temporary direct one on
- * every write); the group's lock guards its buffer's position as it guards the end. A regular file is
- * not pollable: a platform thread blocks in the write; a virtual thread pins its carrier in it, and
- * the scheduler adds a carrier meanwhile. contended: acquisitions whose tryLock failed (lib.Waits).
+ * every write); the group's lock guards its buffer's position as it guards the end. A regular file
+ * is not pollable: a platform thread blocks in the write; a virtual thread pins its carrier in it,
+ * and the scheduler adds a carrier meanwhile. contended: acquisitions whose tryLock failed
+ * (lib.Waits).
  */
 final class MutexIo implements Workload {
   @Override

@@ -17,13 +17,14 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * With partners the units are confined to one CPU, untimed, so that a partner moves the turn counter
- * only when a yield switches to it, not in parallel on the other core (docs/extending.md, "Yield
- * with partners"): the thread row pins its threads (OneCpu, as c/pthread does), and the virtual row
- * runs the JDK's scheduler with one carrier (jdk.virtualThreadScheduler.parallelism=1, which the
- * scheduler reads as the process makes its first virtual thread: this run, in a trial of this cell
- * only). A platform thread's Thread.yield is a sched_yield, the kernel its scheduler; a virtual
- * thread's gives its carrier back to the JDK's scheduler. With no partners nothing is confined.
+ * With partners the units are confined to one CPU, untimed, so that a partner moves the turn
+ * counter only when a yield switches to it, not in parallel on the other core (docs/extending.md,
+ * "Yield with partners"): the thread row pins its threads (OneCpu, as c/pthread does), and the
+ * virtual row runs the JDK's scheduler with one carrier (jdk.virtualThreadScheduler.parallelism=1,
+ * which the scheduler reads as the process makes its first virtual thread: this run, in a trial of
+ * this cell only). A platform thread's Thread.yield is a sched_yield, the kernel its scheduler; a
+ * virtual thread's gives its carrier back to the JDK's scheduler. With no partners nothing is
+ * confined.
  */
 final class Yield implements Workload {
   private static final String PARALLELISM = "jdk.virtualThreadScheduler.parallelism";
