@@ -57,7 +57,7 @@
 # setinstancevariable; see Units#start) have no interrupt check between the
 # read and the write, so under the GVL no other thread runs in between and
 # nothing waits for them; fibers switch only where they block. Without a GVL
-# (JRuby) they take a lock of the kit's own instead (LockedUnits). Spans are
+# (JRuby) they are the JVM's atomics instead (AtomicUnits). Spans are
 # swept, and peak_live computed, after the clocks stop. A mechanism that
 # starts no unit (none) touches nothing: units = peak_live = 0. The caller's
 # thread is the unit where it does the work itself with the units' means (a
@@ -114,7 +114,24 @@ module Kit
   # calls Units#start and #finish cost about 90 ns a unit, the inlined
   # instructions about 40 (tight loops of 5 million bodies); elsewhere units
   # are made once a run, and the counting is lost in the making of a thread,
-  # a task or an actor.
+  # a task or an actor. On JRuby (AtomicUnits) a unit's start and finish
+  # cost about 30 to 130 ns, against 400 to 1,100 with the Thread::Mutex the
+  # kit took before (11 rounds of a million pairs, one thread and two); on
+  # jruby/thread's spawn and ring the difference is lost in the noise
+  # (docs/protocol.md, "Evidence").
+
+  # GC_BEFORE_EACH_RUN: a full collection before every run, warm-ups and
+  # timed ones, outside the clocks, so that no run pays for an earlier run's
+  # garbage and every run pays for its own (docs/extending.md, "Settled
+  # policies"); the flags say so. Under gc=off (GC.disable) CRuby's GC.start
+  # still collects (3.1: GC.count goes up and the live slots go down) and
+  # leaves the collector off. JRuby 10's GC.start does nothing at all (its
+  # RubyGC.start only checks its arguments), so on JRuby the kit asks the JVM
+  # itself, with System.gc, as the Java kit does; JRuby's GC.disable never
+  # stopped the JVM's collector.
+  GC_FLAG = "gc before each run"
+
+  def self.collect_garbage = RUBY_ENGINE == "jruby" ? java.lang.System.gc : GC.start
 
   # A request the kit cannot serve: a clean refusal, not a failure.
   class Refusal < StandardError; end
@@ -192,27 +209,52 @@ module Kit
   end
 
   # A run's units where threads run Ruby code at once (no GVL: JRuby): the
-  # counters' reads and writes are no longer whole, so start, finish and task
-  # take a lock of the kit's own, at a unit's first and last act only (a
-  # task's between its jobs), never inside its work.
-  class LockedUnits < Units
+  # counters' reads and writes are no longer whole, so they are the JVM's
+  # atomics (java.util.concurrent.atomic, through JRuby's Java integration),
+  # as the Java kit's are: a unit's first and last act are an atomic add or
+  # two and a compare-and-set, and counting takes no lock the workload does
+  # not take. The figures are read into Units' variables after the run.
+  class AtomicUnits < Units
     def initialize
       super
-      @lock = Thread::Mutex.new
+      @started_count, @live_count, @peak_count, @busy_count, @busiest_count =
+        Array.new(5) { java.util.concurrent.atomic.AtomicLong.new }
+      @threads = java.util.concurrent.ConcurrentHashMap.new
     end
 
-    def start = @lock.synchronize { super }
+    def start
+      @started_count.increment_and_get
+      raise_to(@peak_count, @live_count.increment_and_get)
+      nil
+    end
 
-    def finish = @lock.synchronize { super }
+    def finish
+      @live_count.decrement_and_get
+      nil
+    end
 
     def task
-      @lock.synchronize do
-        @threads[Thread.current] = true
-        @busiest = [@busy += 1, @busiest].max
-      end
+      @threads.put(Thread.current, true)
+      raise_to(@busiest_count, @busy_count.increment_and_get)
       yield
     ensure
-      @lock.synchronize { @busy -= 1 }
+      @busy_count.decrement_and_get
+    end
+
+    def count
+      @started, @live, @peak = @started_count.get, @live_count.get, @peak_count.get
+      @busy, @busiest = @busy_count.get, @busiest_count.get
+      super
+    end
+
+    private
+
+    # Every change of a counter is one step in its modification order, so the
+    # values increment_and_get returns are every value it took: their maximum
+    # is the peak.
+    def raise_to(peak, value)
+      seen = peak.get
+      seen = peak.get until seen >= value || peak.compare_and_set(seen, value)
     end
   end
 
@@ -341,6 +383,7 @@ module Kit
       largest_tree = nil
       runs = Array.new(warmup + request.fetch("runs")) do |i|
         @account_memory = warmup.zero? || i < warmup # see FORK_ACCOUNTING_COST
+        Kit.collect_garbage # see GC_BEFORE_EACH_RUN
         run = rate ? measure_rate(impl, mechanism, params, loop_params.fetch(:seconds)) : measure(impl, mechanism, params)
         tree = collect_forks if @forks > 0
         largest_tree = [largest_tree || 0, tree].max if tree && @account_memory
@@ -395,7 +438,7 @@ module Kit
     end
 
     def begin_run
-      @units = GVL ? Units.new : LockedUnits.new
+      @units = GVL ? Units.new : AtomicUnits.new
       @evidence = {}
     end
 
@@ -494,7 +537,7 @@ module Kit
       # JRuby's hash seed, fixed by its manifest (CRuby has no way to fix its own)
       fixed_hashing = RUBY_ENGINE == "jruby" && ENV_JAVA["jruby.consistent.hashing"] == "true"
       flags = (yjit ? ["--yjit"] : []) + (fixed_hashing ? ["jruby.consistent.hashing"] : [])
-      { name: RUBY_ENGINE, version: VERSION, flags: flags + @flags }
+      { name: RUBY_ENGINE, version: VERSION, flags: flags + [GC_FLAG] + @flags }
     end
   end
 end

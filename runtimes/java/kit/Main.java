@@ -119,9 +119,9 @@ public final class Main {
   }
 
   /**
-   * The JVM and the flags in force: those on its command line (the Makefile's JVMFLAGS), and what
-   * its ergonomics chose from the machine: the collector, the processors it sees and the most heap
-   * it may take.
+   * The JVM and the flags in force: those on its command line (the Makefile's JVMFLAGS), what its
+   * ergonomics chose from the machine (the collector, the processors it sees and the most heap it
+   * may take), and the kit's collection before each run.
    */
   private static Map<String, Object> runtime() {
     List<String> flags = new ArrayList<>(ManagementFactory.getRuntimeMXBean().getInputArguments());
@@ -130,6 +130,7 @@ public final class Main {
             + ManagementFactory.getGarbageCollectorMXBeans().stream()
                 .map(GarbageCollectorMXBean::getName)
                 .collect(Collectors.joining(",")));
+    flags.add("gc before each run"); // measure's System.gc
     flags.add("processors=" + Runtime.getRuntime().availableProcessors());
     flags.add("max_heap_mib=" + Runtime.getRuntime().maxMemory() / (1024 * 1024));
     Map<String, Object> runtime = new LinkedHashMap<>();

@@ -17,15 +17,17 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A positioned FileChannel.write is one pwrite, with no buffering in user space. A regular file is
- * not pollable: a platform thread blocks in the write; a virtual thread pins its carrier in it, and
- * the scheduler adds a carrier meanwhile. contended: acquisitions whose tryLock failed (lib.Waits).
+ * A positioned FileChannel.write is one pwrite, with no buffering in user space, from a direct
+ * buffer made before the clocks (a heap buffer would be copied through a temporary direct one on
+ * every write); the group's lock guards its buffer's position as it guards the end. A regular file
+ * is not pollable: a platform thread blocks in the write; a virtual thread pins its carrier in it,
+ * and the scheduler adds a carrier meanwhile. contended: acquisitions whose tryLock failed
+ * (lib.Waits).
  */
 final class MutexIo implements Workload {
   @Override
@@ -36,22 +38,26 @@ final class MutexIo implements Workload {
   private static final class Group {
     final ReentrantLock lock = new ReentrantLock();
     final FileChannel file;
+    final ByteBuffer block; // `size` bytes of 'x'; its position guarded by lock
     long end; // where the next write goes; guarded by lock
 
-    Group(Path path) throws IOException {
+    Group(Path path, int size) throws IOException {
       file = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+      block = ByteBuffer.allocateDirect(size);
+      while (block.hasRemaining()) {
+        block.put((byte) 'x');
+      }
     }
   }
 
   private static void mutexIo(Run run, ThreadFactory threads) throws Exception {
     int groups = run.count("groups"), workers = run.count("workers");
     long iterations = run.integer("iterations");
-    byte[] block = new byte[run.count("size")];
-    Arrays.fill(block, (byte) 'x');
+    int size = run.count("size");
     Group[] gs = new Group[groups];
     try {
       for (int g = 0; g < groups; g++) {
-        gs[g] = new Group(run.scratch().resolve("mutex-io-" + g));
+        gs[g] = new Group(run.scratch().resolve("mutex-io-" + g), size);
       }
       Waits[] contended = Waits.forUnits(groups * workers);
       run.timed(
@@ -62,7 +68,7 @@ final class MutexIo implements Workload {
                   groups * workers,
                   w -> {
                     for (long i = 0; i < iterations; i++) {
-                      writeLocked(gs[w / workers], block, contended[w]);
+                      writeLocked(gs[w / workers], contended[w]);
                     }
                   }));
       long written = 0;
@@ -76,15 +82,15 @@ final class MutexIo implements Workload {
     }
   }
 
-  private static void writeLocked(Group group, byte[] block, Waits contended) throws IOException {
+  private static void writeLocked(Group group, Waits contended) throws IOException {
     contended.lock(group.lock);
     try {
       long at = group.end;
-      ByteBuffer data = ByteBuffer.wrap(block);
+      ByteBuffer data = group.block.rewind();
       while (data.hasRemaining()) { // a short write goes on where it stopped
         group.file.write(data, at + data.position());
       }
-      group.end = at + block.length;
+      group.end = at + data.limit();
     } finally {
       group.lock.unlock();
     }
