@@ -5,16 +5,17 @@
 // checksum modulo 1,000,000,007, and hands its totals back to the caller.
 //
 // blocked: sends that found the mailbox full (a try_send first) and takes
-// that found it empty (a try_recv first), each then made as the send or
-// receive that waits; each unit counts its own, summed after both are
-// awaited.
+// that found it empty (a try_recv first; tokio's receive polled once, see
+// TokioReceiver::recv), each then made as the send or receive that waits;
+// each unit counts its own, summed after both are awaited.
 use std::future::{poll_fn, Future};
 use std::pin::pin;
-use std::task::Poll;
+use std::task::{Context, Poll};
 use std::thread;
 
 use local_sync::mpsc::{bounded, unbounded, TryRecvError};
 use tokio::sync::mpsc;
+use tokio::task::coop;
 
 use crate::kit::{Mechanism, Result, Run};
 use crate::shared::executor::Spawner;
@@ -171,18 +172,29 @@ impl TokioSender {
 }
 
 impl TokioReceiver {
-    fn try_recv(&mut self) -> std::result::Result<i64, mpsc::error::TryRecvError> {
+    fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<i64>> {
         match self {
-            Self::Bounded(receiver) => receiver.try_recv(),
-            Self::Unbounded(receiver) => receiver.try_recv(),
+            Self::Bounded(receiver) => receiver.poll_recv(cx),
+            Self::Unbounded(receiver) => receiver.poll_recv(cx),
         }
     }
 
-    async fn recv(&mut self) -> Option<i64> {
-        match self {
-            Self::Bounded(receiver) => receiver.recv().await,
-            Self::Unbounded(receiver) => receiver.recv().await,
+    /// Takes one payload: whether it found the mailbox empty, and so
+    /// waited. Not tokio's try_recv first: on a send half-written it parks
+    /// the worker thread until the send is done, which an await never does.
+    /// The receive is polled once, which takes a payload at once if there
+    /// is one, and only if that finds none is it awaited. A task out of its
+    /// coop budget gets Pending from any poll, empty or not: it yields
+    /// first, as its await would, and the poll that counts has budget.
+    async fn recv(&mut self) -> Result<(i64, bool)> {
+        if !coop::has_budget_remaining() {
+            coop::consume_budget().await;
         }
+        let (taken, blocked) = match poll_fn(|cx| Poll::Ready(self.poll_recv(cx))).await {
+            Poll::Ready(taken) => (taken, false),
+            Poll::Pending => (poll_fn(|cx| self.poll_recv(cx)).await, true),
+        };
+        Ok((taken.ok_or("the sender is gone")?, blocked))
     }
 }
 
@@ -197,14 +209,8 @@ async fn send_all_async(sender: &TokioSender, messages: i64) -> Result<i64> {
 async fn take_all_async(receiver: &mut TokioReceiver, messages: i64) -> Result<Totals> {
     let mut totals = Totals::default();
     for _ in 0..messages {
-        let payload = match receiver.try_recv() {
-            Ok(payload) => payload,
-            Err(mpsc::error::TryRecvError::Empty) => {
-                totals.blocked += 1;
-                receiver.recv().await.ok_or("the sender is gone")?
-            }
-            Err(mpsc::error::TryRecvError::Disconnected) => return Err("the sender is gone".into()),
-        };
+        let (payload, blocked) = receiver.recv().await?;
+        totals.blocked += i64::from(blocked);
         totals.take(payload);
     }
     Ok(totals)
