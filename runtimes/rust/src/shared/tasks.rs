@@ -27,11 +27,27 @@ pub enum Flavor {
 /// Runs `work` on a new runtime of the flavor, as the run's timed work: the
 /// runtime is built before the clocks and shut down after them (its drop
 /// waits for its threads). The answer's flags say which runtime it was.
-pub fn block_on<F: Future>(run: &mut Run, flavor: Flavor, work: F) -> Result<F::Output> {
+pub fn block_on<F>(run: &mut Run, flavor: Flavor, work: F) -> Result<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
     let runtime = runtime(run, flavor)?;
-    let output = run.timed(|| runtime.block_on(work));
+    let output = run.timed(|| on_a_task(&runtime, work));
     drop(runtime);
     Ok(output)
+}
+
+/// Runs `work` on a task of its own, as a tokio program's main spawns its
+/// work, and waits for it: the thread that blocks on the multi-thread
+/// runtime is none of its workers, and work run there would make every
+/// spawn a remote one and every wake one across threads.
+pub fn on_a_task<F>(runtime: &Runtime, work: F) -> F::Output
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    runtime.block_on(join(runtime.spawn(work)))
 }
 
 /// A new runtime of the flavor, for a rate run that blocks on it itself
