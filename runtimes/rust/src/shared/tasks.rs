@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::panic;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -54,15 +54,60 @@ where
 /// (Run::rate_loop) and drops it after the clocks. The answer's flags say
 /// which runtime it was.
 pub fn runtime(run: &mut Run, flavor: Flavor) -> std::io::Result<Runtime> {
+    let runtime = build(flavor)?;
+    flag(run, flavor, &runtime);
+    Ok(runtime)
+}
+
+fn build(flavor: Flavor) -> std::io::Result<Runtime> {
     let mut builder = match flavor {
         Flavor::MultiThread => Builder::new_multi_thread(),
         Flavor::CurrentThread => Builder::new_current_thread(),
     };
-    let runtime = builder.enable_all().build()?;
+    builder.enable_all().build()
+}
+
+/// The answer's flag saying which runtime the run ran on.
+fn flag(run: &mut Run, flavor: Flavor, runtime: &Runtime) {
     run.flag(match flavor {
         Flavor::MultiThread => format!("tokio multi_thread workers={}", runtime.metrics().num_workers()),
         Flavor::CurrentThread => "tokio current_thread".into(),
     });
+}
+
+/// Runs `work` on the process's lasting runtime of the flavor (lasting), as
+/// the run's timed work, for a workload whose tasks hand work to tokio's
+/// blocking pool.
+pub fn block_on_lasting<F>(run: &mut Run, flavor: Flavor, work: F) -> Result<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let runtime = lasting(run, flavor)?;
+    Ok(run.timed(|| on_a_task(runtime, work)))
+}
+
+/// The process's runtime of the flavor, built by the first run that asks
+/// for it, before its clocks, and kept for the rest of the process: its
+/// blocking pool's threads live across runs (for tokio's keep-alive, 10 s
+/// idle), as the blocking crate's pool under smol::unblock is the
+/// process's. A runtime built per run would start that pool's threads
+/// inside each run's clocks.
+pub fn lasting(run: &mut Run, flavor: Flavor) -> std::io::Result<&'static Runtime> {
+    static MULTI_THREAD: OnceLock<Runtime> = OnceLock::new();
+    static CURRENT_THREAD: OnceLock<Runtime> = OnceLock::new();
+    let kept = match flavor {
+        Flavor::MultiThread => &MULTI_THREAD,
+        Flavor::CurrentThread => &CURRENT_THREAD,
+    };
+    let runtime = match kept.get() {
+        Some(runtime) => runtime,
+        None => {
+            let built = build(flavor)?;
+            kept.get_or_init(|| built)
+        }
+    };
+    flag(run, flavor, runtime);
     Ok(runtime)
 }
 
