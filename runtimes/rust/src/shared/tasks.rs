@@ -59,6 +59,19 @@ pub fn runtime(run: &mut Run, flavor: Flavor) -> std::io::Result<Runtime> {
     Ok(runtime)
 }
 
+/// A runtime of the flavor confined to one thread, for a yield with
+/// partners (docs/extending.md, yield with partners): the multi-thread
+/// runtime with one worker (worker_threads(1)), the current-thread one as
+/// it is. The answer's flags say which.
+pub fn one_worker(run: &mut Run, flavor: Flavor) -> std::io::Result<Runtime> {
+    let runtime = match flavor {
+        Flavor::MultiThread => Builder::new_multi_thread().worker_threads(1).enable_all().build()?,
+        Flavor::CurrentThread => build(flavor)?,
+    };
+    flag(run, flavor, &runtime);
+    Ok(runtime)
+}
+
 fn build(flavor: Flavor) -> std::io::Result<Runtime> {
     let mut builder = match flavor {
         Flavor::MultiThread => Builder::new_multi_thread(),
