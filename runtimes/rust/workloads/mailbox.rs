@@ -5,16 +5,17 @@
 // checksum modulo 1,000,000,007, and hands its totals back to the caller.
 //
 // blocked: sends that found the mailbox full (a try_send first) and takes
-// that found it empty (a try_recv first), each then made as the send or
-// receive that waits; each unit counts its own, summed after both are
-// awaited.
+// that found it empty (a try_recv first; tokio's receive polled once, see
+// TokioReceiver::recv), each then made as the send or receive that waits;
+// each unit counts its own, summed after both are awaited.
 use std::future::{poll_fn, Future};
 use std::pin::pin;
-use std::task::Poll;
+use std::task::{Context, Poll};
 use std::thread;
 
-use local_sync::mpsc::{bounded, TryRecvError};
+use local_sync::mpsc::{bounded, unbounded, TryRecvError};
 use tokio::sync::mpsc;
+use tokio::task::coop;
 
 use crate::kit::{Mechanism, Result, Run};
 use crate::shared::executor::Spawner;
@@ -110,16 +111,14 @@ fn take_all(receiver: &crossbeam_channel::Receiver<i64>, messages: i64) -> Resul
     Ok(totals)
 }
 
-/// Two tasks and a tokio mpsc channel, the actor's mailbox in tokio; its
-/// channels always have a bound, so for capacity 0 it gets room for every
-/// message, and no send waits (as Go's row does). A sender or receiver that
-/// waits yields its task.
+/// Two tasks and a tokio mpsc channel, the actor's mailbox in tokio:
+/// bounded to `capacity`, or unbounded for 0 (no send waits). A sender or
+/// receiver that waits yields its task.
 fn mailbox_tasks(run: &mut Run, flavor: Flavor) -> Result {
     let (messages, capacity) = (run.int("messages"), run.count("capacity"));
-    let room = if capacity == 0 { messages as usize } else { capacity };
     let units = run.units();
     let work = async move {
-        let (sender, mut receiver) = mpsc::channel(room.max(1));
+        let (sender, mut receiver) = open_tokio_mailbox(capacity);
         let sending = tasks::spawn(&units, async move { send_all_async(&sender, messages).await });
         let taking = tasks::spawn(&units, async move { take_all_async(&mut receiver, messages).await });
         Ok::<_, crate::kit::Error>((tasks::join(sending).await?, tasks::join(taking).await?))
@@ -129,32 +128,89 @@ fn mailbox_tasks(run: &mut Run, flavor: Flavor) -> Result {
     Ok(())
 }
 
-async fn send_all_async(sender: &mpsc::Sender<i64>, messages: i64) -> Result<i64> {
+/// One end of a mailbox: a runtime's bounded and unbounded channels are
+/// different types (tokio's, local-sync's).
+enum End<Bounded, Unbounded> {
+    Bounded(Bounded),
+    Unbounded(Unbounded),
+}
+
+type TokioSender = End<mpsc::Sender<i64>, mpsc::UnboundedSender<i64>>;
+type TokioReceiver = End<mpsc::Receiver<i64>, mpsc::UnboundedReceiver<i64>>;
+
+/// A tokio channel bounded to `capacity`, or unbounded for 0.
+fn open_tokio_mailbox(capacity: usize) -> (TokioSender, TokioReceiver) {
+    match capacity {
+        0 => {
+            let (sender, receiver) = mpsc::unbounded_channel();
+            (End::Unbounded(sender), End::Unbounded(receiver))
+        }
+        capacity => {
+            let (sender, receiver) = mpsc::channel(capacity);
+            (End::Bounded(sender), End::Bounded(receiver))
+        }
+    }
+}
+
+impl TokioSender {
+    /// Sends one payload: whether it found the mailbox full (a try_send
+    /// first), and so waited for room. An unbounded mailbox is never full.
+    async fn send(&self, payload: i64) -> Result<bool> {
+        const GONE: &str = "the receiver is gone";
+        match self {
+            Self::Unbounded(sender) => sender.send(payload).map(|()| false).map_err(|_| GONE.into()),
+            Self::Bounded(sender) => match sender.try_send(payload) {
+                Ok(()) => Ok(false),
+                Err(mpsc::error::TrySendError::Full(payload)) => {
+                    sender.send(payload).await.map_err(|_| GONE)?;
+                    Ok(true)
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => Err(GONE.into()),
+            },
+        }
+    }
+}
+
+impl TokioReceiver {
+    fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<i64>> {
+        match self {
+            Self::Bounded(receiver) => receiver.poll_recv(cx),
+            Self::Unbounded(receiver) => receiver.poll_recv(cx),
+        }
+    }
+
+    /// Takes one payload: whether it found the mailbox empty, and so
+    /// waited. Not tokio's try_recv first: on a send half-written it parks
+    /// the worker thread until the send is done, which an await never does.
+    /// The receive is polled once, which takes a payload at once if there
+    /// is one, and only if that finds none is it awaited. A task out of its
+    /// coop budget gets Pending from any poll, empty or not: it yields
+    /// first, as its await would, and the poll that counts has budget.
+    async fn recv(&mut self) -> Result<(i64, bool)> {
+        if !coop::has_budget_remaining() {
+            coop::consume_budget().await;
+        }
+        let (taken, blocked) = match poll_fn(|cx| Poll::Ready(self.poll_recv(cx))).await {
+            Poll::Ready(taken) => (taken, false),
+            Poll::Pending => (poll_fn(|cx| self.poll_recv(cx)).await, true),
+        };
+        Ok((taken.ok_or("the sender is gone")?, blocked))
+    }
+}
+
+async fn send_all_async(sender: &TokioSender, messages: i64) -> Result<i64> {
     let mut blocked = 0;
     for payload in 1..=messages {
-        match sender.try_send(payload) {
-            Ok(()) => {}
-            Err(mpsc::error::TrySendError::Full(payload)) => {
-                blocked += 1;
-                sender.send(payload).await?;
-            }
-            Err(mpsc::error::TrySendError::Closed(_)) => return Err("the receiver is gone".into()),
-        }
+        blocked += i64::from(sender.send(payload).await?);
     }
     Ok(blocked)
 }
 
-async fn take_all_async(receiver: &mut mpsc::Receiver<i64>, messages: i64) -> Result<Totals> {
+async fn take_all_async(receiver: &mut TokioReceiver, messages: i64) -> Result<Totals> {
     let mut totals = Totals::default();
     for _ in 0..messages {
-        let payload = match receiver.try_recv() {
-            Ok(payload) => payload,
-            Err(mpsc::error::TryRecvError::Empty) => {
-                totals.blocked += 1;
-                receiver.recv().await.ok_or("the sender is gone")?
-            }
-            Err(mpsc::error::TryRecvError::Disconnected) => return Err("the sender is gone".into()),
-        };
+        let (payload, blocked) = receiver.recv().await?;
+        totals.blocked += i64::from(blocked);
         totals.take(payload);
     }
     Ok(totals)
@@ -209,16 +265,14 @@ async fn take_all_smol(receiver: &smol::channel::Receiver<i64>, messages: i64) -
     Ok(totals)
 }
 
-/// Two monoio tasks and local-sync's bounded channel, monoio's single-thread
-/// mpsc; for capacity 0 it gets room for every message, as in the tokio
-/// rows: no send waits, as on local-sync's unbounded channel, whose sender
-/// is another type. A sender or receiver that waits yields its task.
+/// Two monoio tasks and local-sync's channel, monoio's single-thread mpsc:
+/// bounded to `capacity`, or unbounded for 0 (no send waits). A sender or
+/// receiver that waits yields its task.
 fn mailbox_monoio(run: &mut Run) -> Result {
     let (messages, capacity) = (run.int("messages"), run.count("capacity"));
-    let room = if capacity == 0 { messages as usize } else { capacity };
     let units = run.units();
     let work = async move {
-        let (sender, mut receiver) = bounded::channel(room);
+        let (sender, mut receiver) = open_monoio_mailbox(capacity);
         let sending = monoio_tasks::spawn(&units, async move { send_all_monoio(&sender, messages).await });
         let taking = monoio_tasks::spawn(&units, async move { take_all_monoio(&mut receiver, messages).await });
         Ok::<_, crate::kit::Error>((sending.await?, taking.await?))
@@ -228,27 +282,71 @@ fn mailbox_monoio(run: &mut Run) -> Result {
     Ok(())
 }
 
-/// Sends 1..=messages: the sends that found the mailbox full. local-sync's
-/// sender has no try_send: a send is polled once, which takes room at once
-/// if there is any (what try_send does), and only if that finds none is it
-/// awaited, waiting for room.
-async fn send_all_monoio(sender: &bounded::Tx<i64>, messages: i64) -> Result<i64> {
+type MonoioSender = End<bounded::Tx<i64>, unbounded::Tx<i64>>;
+type MonoioReceiver = End<bounded::Rx<i64>, unbounded::Rx<i64>>;
+
+/// A local-sync channel bounded to `capacity`, or unbounded for 0.
+fn open_monoio_mailbox(capacity: usize) -> (MonoioSender, MonoioReceiver) {
+    match capacity {
+        0 => {
+            let (sender, receiver) = unbounded::channel();
+            (End::Unbounded(sender), End::Unbounded(receiver))
+        }
+        capacity => {
+            let (sender, receiver) = bounded::channel(capacity);
+            (End::Bounded(sender), End::Bounded(receiver))
+        }
+    }
+}
+
+impl MonoioSender {
+    /// Sends one payload: whether it found the mailbox full, and so waited
+    /// for room. local-sync's bounded sender has no try_send: a send is
+    /// polled once, which takes room at once if there is any (what try_send
+    /// does), and only if that finds none is it awaited. An unbounded
+    /// mailbox is never full.
+    async fn send(&self, payload: i64) -> Result<bool> {
+        const GONE: &str = "the receiver is gone";
+        match self {
+            Self::Unbounded(sender) => sender.send(payload).map(|()| false).map_err(|_| GONE.into()),
+            Self::Bounded(sender) => {
+                let mut sending = pin!(sender.send(payload));
+                let (sent, blocked) = match poll_fn(|cx| Poll::Ready(sending.as_mut().poll(cx))).await {
+                    Poll::Ready(sent) => (sent, false),
+                    Poll::Pending => (sending.await, true),
+                };
+                sent.map(|()| blocked).map_err(|_| GONE.into())
+            }
+        }
+    }
+}
+
+impl MonoioReceiver {
+    fn try_recv(&mut self) -> std::result::Result<i64, TryRecvError> {
+        match self {
+            Self::Bounded(receiver) => receiver.try_recv(),
+            Self::Unbounded(receiver) => receiver.try_recv(),
+        }
+    }
+
+    async fn recv(&mut self) -> Option<i64> {
+        match self {
+            Self::Bounded(receiver) => receiver.recv().await,
+            Self::Unbounded(receiver) => receiver.recv().await,
+        }
+    }
+}
+
+/// Sends 1..=messages: the sends that found the mailbox full.
+async fn send_all_monoio(sender: &MonoioSender, messages: i64) -> Result<i64> {
     let mut blocked = 0;
     for payload in 1..=messages {
-        let mut sending = pin!(sender.send(payload));
-        let sent = match poll_fn(|cx| Poll::Ready(sending.as_mut().poll(cx))).await {
-            Poll::Ready(sent) => sent,
-            Poll::Pending => {
-                blocked += 1;
-                sending.await
-            }
-        };
-        sent.map_err(|_| "the receiver is gone")?;
+        blocked += i64::from(sender.send(payload).await?);
     }
     Ok(blocked)
 }
 
-async fn take_all_monoio(receiver: &mut bounded::Rx<i64>, messages: i64) -> Result<Totals> {
+async fn take_all_monoio(receiver: &mut MonoioReceiver, messages: i64) -> Result<Totals> {
     let mut totals = Totals::default();
     for _ in 0..messages {
         let payload = match receiver.try_recv() {

@@ -73,7 +73,10 @@ fn write_locked(end: &Mutex<u64>, file: &File, block: &[u8], iterations: usize) 
 /// holding up its thread. A regular file is not pollable, so the pwrite
 /// runs on tokio's blocking pool (spawn_blocking, as tokio::fs does) while
 /// the task awaits it. Not block_in_place: that panics on the
-/// current-thread runtime, and the two mechanisms share this code.
+/// current-thread runtime, and the two mechanisms share this code. The
+/// runtime is the process's lasting one, so that its blocking pool's
+/// threads are started once, not inside every run's clocks (smol's pool is
+/// the process's too).
 fn mutex_io_tasks(run: &mut Run, flavor: Flavor) -> Result {
     let (groups, workers, iterations) = (run.count("groups"), run.count("workers"), run.count("iterations"));
     let block: Arc<[u8]> = vec![b'x'; run.count("size")].into();
@@ -98,7 +101,7 @@ fn mutex_io_tasks(run: &mut Run, flavor: Flavor) -> Result {
             Ok::<_, crate::kit::Error>(contended)
         }
     };
-    let contended = tasks::block_on(run, flavor, work).and_then(|done| done);
+    let contended = tasks::block_on_lasting(run, flavor, work).and_then(|done| done);
     files.report(run, contended)
 }
 

@@ -6,9 +6,11 @@
 // The pools below are a fixed set of units taking jobs from one
 // multi-consumer channel with room for every job, so that submitting never
 // waits for a worker; dropping the submitting end once all are in ends the
-// workers, and awaiting them awaits the jobs. Each worker sums the values
-// of the jobs it served, and the caller sums the workers' sums.
+// workers, and awaiting them awaits the jobs. A worker hands each job's value
+// back to the caller in the job's own slot (as Go's and Java's pools do), and
+// the caller sums the values once the jobs are awaited.
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread;
 
@@ -42,19 +44,32 @@ fn pool_none(run: &mut Run) -> Result {
     Ok(())
 }
 
+/// A slot per job, where a worker puts the job's value for the caller.
+fn slots(jobs: usize) -> Vec<AtomicI64> {
+    (0..jobs).map(|_| AtomicI64::new(0)).collect()
+}
+
+/// The values the jobs handed back, once every job is awaited.
+fn sum(values: &[AtomicI64]) -> i64 {
+    values.iter().map(|value| value.load(Relaxed)).sum()
+}
+
 /// `pool_size` threads receiving jobs from a crossbeam channel.
 fn pool_threads(run: &mut Run) -> Result {
     let (pool_size, jobs, keys) = (run.count("pool_size"), run.count("jobs"), run.count("keys"));
     let table = table(keys);
+    let values = slots(jobs);
     let units = run.units();
     let sum = run.timed(|| {
         thread::scope(|scope| -> Result<i64> {
             let (submit, take) = crossbeam_channel::unbounded::<usize>();
             let workers = (0..pool_size)
                 .map(|_| {
-                    let (take, table) = (take.clone(), &table);
+                    let (take, table, values) = (take.clone(), &table, &values);
                     threads::spawn(scope, &units, move || {
-                        take.iter().map(|job| table[&(job % keys)]).sum::<i64>()
+                        for job in take {
+                            values[job].store(table[&(job % keys)], Relaxed);
+                        }
                     })
                 })
                 .collect::<std::io::Result<Vec<_>>>()?;
@@ -62,7 +77,8 @@ fn pool_threads(run: &mut Run) -> Result {
                 submit.send(job)?;
             }
             drop(submit);
-            Ok(workers.into_iter().map(threads::join).sum())
+            workers.into_iter().for_each(threads::join);
+            Ok(sum(&values))
         })
     })?;
     run.result("sum", sum);
@@ -73,18 +89,16 @@ fn pool_threads(run: &mut Run) -> Result {
 /// mpsc has one consumer, and so have local-sync's, monoio's).
 fn pool_tasks<E: Executor>(run: &mut Run, executor: E) -> Result {
     let (pool_size, jobs, keys) = (run.count("pool_size"), run.count("jobs"), run.count("keys"));
-    let table = Arc::new(table(keys));
+    let (table, values) = (Arc::new(table(keys)), Arc::new(slots(jobs)));
     let work = move |tasks: E::Spawner| async move {
         let (submit, take) = async_channel::unbounded::<usize>();
         let workers: Vec<_> = (0..pool_size)
             .map(|_| {
-                let (take, table) = (take.clone(), Arc::clone(&table));
+                let (take, table, values) = (take.clone(), Arc::clone(&table), Arc::clone(&values));
                 tasks.spawn(async move {
-                    let mut sum = 0;
                     while let Ok(job) = take.recv().await {
-                        sum += table[&(job % keys)];
+                        values[job].store(table[&(job % keys)], Relaxed);
                     }
-                    sum
                 })
             })
             .collect();
@@ -92,11 +106,10 @@ fn pool_tasks<E: Executor>(run: &mut Run, executor: E) -> Result {
             submit.send(job).await?;
         }
         drop(submit);
-        let mut sum = 0;
         for worker in workers {
-            sum += worker.await;
+            worker.await;
         }
-        Ok::<_, crate::kit::Error>(sum)
+        Ok::<_, crate::kit::Error>(sum(&values))
     };
     let sum = executor.block_on(run, work)??;
     run.result("sum", sum);

@@ -3,11 +3,12 @@
 // in a loop beside it. Every unit adds one to a shared turn counter each
 // time it runs; a yield after which the counter has moved is switched.
 //
-// The measured unit is the code running the kit's loop (the thread, or the
-// future the thread blocks on); it counts its own resumptions, the result.
+// The measured unit is the code running the kit's loop (the thread, or a
+// task of its own); it counts its own resumptions, the result.
 // Relaxed atomics are exact for `switched`: every bump is a read-modify-
 // write of one counter, so the measured unit's bump returns the value right
 // after every other bump since its last.
+use std::future::Future;
 use std::io;
 use std::mem;
 use std::rc::Rc;
@@ -15,17 +16,18 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread;
 
-use crate::kit::{Mechanism, Result, Run};
+use crate::kit::{Mechanism, RateLoop, Result, Run};
+use crate::shared::executor::Spawner;
 use crate::shared::monoio as monoio_tasks;
+use crate::shared::smol as smol_tasks;
 use crate::shared::tasks::{self, Flavor};
 use crate::shared::threads;
 
-// tokio (multi-thread) is n/a (runtime.toml): its partners would run on the
-// other workers in parallel, so the counter would move while no yield
-// switched anything.
 pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("thread", yield_threads),
-    ("tokio_ct", yield_tasks),
+    ("tokio", |run| yield_tasks(run, Flavor::MultiThread)),
+    ("tokio_ct", |run| yield_tasks(run, Flavor::CurrentThread)),
+    ("smol", yield_smol),
     ("monoio", yield_monoio),
 ];
 
@@ -143,52 +145,103 @@ impl Pinned {
     }
 }
 
-/// Tasks yielding with tokio::task::yield_now on the current-thread
-/// runtime: every task, and the future running the kit's loop, on the one
-/// thread, so that the counter moves only when a yield let a partner run.
-/// The partners start at the measured unit's first yield.
-fn yield_tasks(run: &mut Run) -> Result {
+/// Tasks yielding with tokio::task::yield_now. With partners, every task is
+/// on one thread, so that the counter moves only when a yield let a partner
+/// run: the current-thread runtime's, or the multi-thread runtime's one
+/// worker (worker_threads(1), tokio's own means: still the multi-thread
+/// scheduler, its queues and its atomics; its workers pinned to one CPU
+/// instead would still be two, the kernel switching between them under a
+/// yield that switched nothing). The measured unit is a task of its own,
+/// running the kit's loop; the partners start at its first yield.
+fn yield_tasks(run: &mut Run, flavor: Flavor) -> Result {
     let (batch, partners) = (run.count("batch"), run.count("partners"));
     let units = run.units();
     let (turn, stop) = (Arc::new(AtomicI64::new(0)), Arc::new(AtomicBool::new(false)));
-    let mut rate = run.rate_loop();
-    let runtime = tasks::runtime(run, Flavor::CurrentThread)?;
-    let measured = runtime.block_on(async {
+    let measuring = measure(run.rate_loop(), batch, Arc::clone(&turn), Arc::clone(&stop), tokio::task::yield_now);
+    let runtime = match partners {
+        0 => tasks::runtime(run, flavor)?,
+        _ => tasks::one_worker(run, flavor)?,
+    };
+    let (rate, measured) = tasks::on_a_task(&runtime, async move {
+        let measuring = tasks::spawn(&units, measuring);
         let started: Vec<_> = (0..partners)
-            .map(|_| {
-                let (turn, stop) = (Arc::clone(&turn), Arc::clone(&stop));
-                tasks::spawn(&units, async move {
-                    while !stop.load(Relaxed) {
-                        turn.fetch_add(1, Relaxed);
-                        tokio::task::yield_now().await;
-                    }
-                })
-            })
+            .map(|_| tasks::spawn(&units, partner(Arc::clone(&turn), Arc::clone(&stop), tokio::task::yield_now)))
             .collect();
-        units.start();
-        let mut measured = Measured::first(&turn);
-        rate.start();
-        loop {
-            for _ in 0..batch {
-                tokio::task::yield_now().await;
-                measured.resumed(&turn);
-            }
-            if !rate.next_batch() {
-                break;
-            }
-        }
-        units.finish();
-        stop.store(true, Relaxed);
+        let (mut rate, measured) = tasks::join(measuring).await;
         for partner in started {
             tasks::join(partner).await;
         }
         rate.stop_clocks();
-        measured
+        (rate, measured)
     });
     drop(runtime);
     run.rate_done(rate);
     measured.report(run);
     Ok(())
+}
+
+/// Tasks yielding with smol::future::yield_now on smol's executor. With
+/// partners, the executor has one runner, smol's own means (its global
+/// executor's default), so that the counter moves only when a yield let a
+/// partner run. The measured unit is a task of its own, running the kit's
+/// loop; the partners start at its first yield.
+fn yield_smol(run: &mut Run) -> Result {
+    let (batch, partners) = (run.count("batch"), run.count("partners"));
+    let (turn, stop) = (Arc::new(AtomicI64::new(0)), Arc::new(AtomicBool::new(false)));
+    let measuring = measure(run.rate_loop(), batch, Arc::clone(&turn), Arc::clone(&stop), smol::future::yield_now);
+    let runtime = match partners {
+        0 => smol_tasks::Runtime::new(run)?,
+        _ => smol_tasks::Runtime::with_runners(run, 1)?,
+    };
+    let tasks = runtime.tasks(run);
+    let (rate, measured) = runtime.block_on(async move {
+        let measuring = tasks.spawn(measuring);
+        let started: Vec<_> = (0..partners)
+            .map(|_| tasks.spawn(partner(Arc::clone(&turn), Arc::clone(&stop), smol::future::yield_now)))
+            .collect();
+        let (mut rate, measured) = measuring.await;
+        for partner in started {
+            partner.await;
+        }
+        rate.stop_clocks();
+        (rate, measured)
+    });
+    drop(runtime);
+    run.rate_done(rate);
+    measured.report(run);
+    Ok(())
+}
+
+/// The measured unit: the kit's loop, each operation a yield (`yield_now`)
+/// and a turn; it stops the partners when the time box is over.
+async fn measure<Y: Future<Output = ()>>(
+    mut rate: RateLoop,
+    batch: usize,
+    turn: Arc<AtomicI64>,
+    stop: Arc<AtomicBool>,
+    yield_now: impl Fn() -> Y,
+) -> (RateLoop, Measured) {
+    let mut measured = Measured::first(&turn);
+    rate.start();
+    loop {
+        for _ in 0..batch {
+            yield_now().await;
+            measured.resumed(&turn);
+        }
+        if !rate.next_batch() {
+            break;
+        }
+    }
+    stop.store(true, Relaxed);
+    (rate, measured)
+}
+
+/// A partner: a turn, then a yield, until the measured unit stops it.
+async fn partner<Y: Future<Output = ()>>(turn: Arc<AtomicI64>, stop: Arc<AtomicBool>, yield_now: impl Fn() -> Y) {
+    while !stop.load(Relaxed) {
+        turn.fetch_add(1, Relaxed);
+        yield_now().await;
+    }
 }
 
 /// Tasks yielding with shared::monoio's yield_now on monoio's one thread, so

@@ -43,4 +43,4 @@ mod run;
 
 pub use protocol::main;
 pub use registry::{Mechanism, Registry};
-pub use run::{Error, Result, Run, Units};
+pub use run::{Error, RateLoop, Result, Run, Units};

@@ -154,7 +154,7 @@ pub fn tasks(run: &mut Run, flavor: Flavor, waits: bool) -> Result {
         rate.stop_clocks();
         rate
     };
-    let rate = runtime.block_on(tasks::join(runtime.spawn(looped)));
+    let rate = tasks::on_a_task(&runtime, looped);
     drop(runtime);
     run.rate_done(rate);
     run.result("count", count.load(Relaxed));

@@ -129,7 +129,7 @@ pub fn tasks(run: &mut Run, flavor: Flavor, kind: Ready) -> Result {
         rate.stop_clocks();
         Ok::<_, io::Error>((rate, ready, awaited))
     });
-    let (rate, ready, awaited) = runtime.block_on(tasks::join(runtime.spawn(looped)))?;
+    let (rate, ready, awaited) = tasks::on_a_task(&runtime, looped)?;
     drop(awaited); // deregisters, before the runtime goes
     drop(runtime);
     drop(other);

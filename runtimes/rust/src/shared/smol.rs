@@ -47,13 +47,18 @@ impl Runtime {
     /// on it itself (Run::rate_loop) and drops it after the clocks. The
     /// answer's flags say how many runners.
     pub fn new(run: &mut Run) -> io::Result<Runtime> {
+        Runtime::with_runners(run, thread::available_parallelism()?.get())
+    }
+
+    /// A new executor with `runners` runners (a yield with partners has one).
+    pub fn with_runners(run: &mut Run, runners: usize) -> io::Result<Runtime> {
         let (stop, stopped) = channel::bounded(1);
         let mut runtime = Runtime {
             executor: Arc::new(Executor::new()),
             stop,
             runners: Vec::new(),
         };
-        for i in 0..thread::available_parallelism()?.get() {
+        for i in 0..runners {
             // On an early return, the drop stops the runners started.
             runtime.runners.push(runner(i, &runtime.executor, stopped.clone())?);
         }

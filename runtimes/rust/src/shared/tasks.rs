@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::panic;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -27,26 +27,100 @@ pub enum Flavor {
 /// Runs `work` on a new runtime of the flavor, as the run's timed work: the
 /// runtime is built before the clocks and shut down after them (its drop
 /// waits for its threads). The answer's flags say which runtime it was.
-pub fn block_on<F: Future>(run: &mut Run, flavor: Flavor, work: F) -> Result<F::Output> {
+pub fn block_on<F>(run: &mut Run, flavor: Flavor, work: F) -> Result<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
     let runtime = runtime(run, flavor)?;
-    let output = run.timed(|| runtime.block_on(work));
+    let output = run.timed(|| on_a_task(&runtime, work));
     drop(runtime);
     Ok(output)
+}
+
+/// Runs `work` on a task of its own, as a tokio program's main spawns its
+/// work, and waits for it: the thread that blocks on the multi-thread
+/// runtime is none of its workers, and work run there would make every
+/// spawn a remote one and every wake one across threads.
+pub fn on_a_task<F>(runtime: &Runtime, work: F) -> F::Output
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    runtime.block_on(join(runtime.spawn(work)))
 }
 
 /// A new runtime of the flavor, for a rate run that blocks on it itself
 /// (Run::rate_loop) and drops it after the clocks. The answer's flags say
 /// which runtime it was.
 pub fn runtime(run: &mut Run, flavor: Flavor) -> std::io::Result<Runtime> {
+    let runtime = build(flavor)?;
+    flag(run, flavor, &runtime);
+    Ok(runtime)
+}
+
+/// A runtime of the flavor confined to one thread, for a yield with
+/// partners (docs/extending.md, yield with partners): the multi-thread
+/// runtime with one worker (worker_threads(1)), the current-thread one as
+/// it is. The answer's flags say which.
+pub fn one_worker(run: &mut Run, flavor: Flavor) -> std::io::Result<Runtime> {
+    let runtime = match flavor {
+        Flavor::MultiThread => Builder::new_multi_thread().worker_threads(1).enable_all().build()?,
+        Flavor::CurrentThread => build(flavor)?,
+    };
+    flag(run, flavor, &runtime);
+    Ok(runtime)
+}
+
+fn build(flavor: Flavor) -> std::io::Result<Runtime> {
     let mut builder = match flavor {
         Flavor::MultiThread => Builder::new_multi_thread(),
         Flavor::CurrentThread => Builder::new_current_thread(),
     };
-    let runtime = builder.enable_all().build()?;
+    builder.enable_all().build()
+}
+
+/// The answer's flag saying which runtime the run ran on.
+fn flag(run: &mut Run, flavor: Flavor, runtime: &Runtime) {
     run.flag(match flavor {
         Flavor::MultiThread => format!("tokio multi_thread workers={}", runtime.metrics().num_workers()),
         Flavor::CurrentThread => "tokio current_thread".into(),
     });
+}
+
+/// Runs `work` on the process's lasting runtime of the flavor (lasting), as
+/// the run's timed work, for a workload whose tasks hand work to tokio's
+/// blocking pool.
+pub fn block_on_lasting<F>(run: &mut Run, flavor: Flavor, work: F) -> Result<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let runtime = lasting(run, flavor)?;
+    Ok(run.timed(|| on_a_task(runtime, work)))
+}
+
+/// The process's runtime of the flavor, built by the first run that asks
+/// for it, before its clocks, and kept for the rest of the process: its
+/// blocking pool's threads live across runs (for tokio's keep-alive, 10 s
+/// idle), as the blocking crate's pool under smol::unblock is the
+/// process's. A runtime built per run would start that pool's threads
+/// inside each run's clocks.
+pub fn lasting(run: &mut Run, flavor: Flavor) -> std::io::Result<&'static Runtime> {
+    static MULTI_THREAD: OnceLock<Runtime> = OnceLock::new();
+    static CURRENT_THREAD: OnceLock<Runtime> = OnceLock::new();
+    let kept = match flavor {
+        Flavor::MultiThread => &MULTI_THREAD,
+        Flavor::CurrentThread => &CURRENT_THREAD,
+    };
+    let runtime = match kept.get() {
+        Some(runtime) => runtime,
+        None => {
+            let built = build(flavor)?;
+            kept.get_or_init(|| built)
+        }
+    };
+    flag(run, flavor, runtime);
     Ok(runtime)
 }
 
