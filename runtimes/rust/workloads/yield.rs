@@ -157,7 +157,13 @@ fn yield_tasks(run: &mut Run, flavor: Flavor) -> Result {
     let (batch, partners) = (run.count("batch"), run.count("partners"));
     let units = run.units();
     let (turn, stop) = (Arc::new(AtomicI64::new(0)), Arc::new(AtomicBool::new(false)));
-    let measuring = measure(run.rate_loop(), batch, Arc::clone(&turn), Arc::clone(&stop), tokio::task::yield_now);
+    let measuring = measure(
+        run.rate_loop(),
+        batch,
+        Arc::clone(&turn),
+        Arc::clone(&stop),
+        tokio::task::yield_now,
+    );
     let runtime = match partners {
         0 => tasks::runtime(run, flavor)?,
         _ => tasks::one_worker(run, flavor)?,
@@ -165,7 +171,12 @@ fn yield_tasks(run: &mut Run, flavor: Flavor) -> Result {
     let (rate, measured) = tasks::on_a_task(&runtime, async move {
         let measuring = tasks::spawn(&units, measuring);
         let started: Vec<_> = (0..partners)
-            .map(|_| tasks::spawn(&units, partner(Arc::clone(&turn), Arc::clone(&stop), tokio::task::yield_now)))
+            .map(|_| {
+                tasks::spawn(
+                    &units,
+                    partner(Arc::clone(&turn), Arc::clone(&stop), tokio::task::yield_now),
+                )
+            })
             .collect();
         let (mut rate, measured) = tasks::join(measuring).await;
         for partner in started {
@@ -188,7 +199,13 @@ fn yield_tasks(run: &mut Run, flavor: Flavor) -> Result {
 fn yield_smol(run: &mut Run) -> Result {
     let (batch, partners) = (run.count("batch"), run.count("partners"));
     let (turn, stop) = (Arc::new(AtomicI64::new(0)), Arc::new(AtomicBool::new(false)));
-    let measuring = measure(run.rate_loop(), batch, Arc::clone(&turn), Arc::clone(&stop), smol::future::yield_now);
+    let measuring = measure(
+        run.rate_loop(),
+        batch,
+        Arc::clone(&turn),
+        Arc::clone(&stop),
+        smol::future::yield_now,
+    );
     let runtime = match partners {
         0 => smol_tasks::Runtime::new(run)?,
         _ => smol_tasks::Runtime::with_runners(run, 1)?,
