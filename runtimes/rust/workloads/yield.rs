@@ -11,6 +11,7 @@
 use std::future::Future;
 use std::io;
 use std::mem;
+use std::ops::Deref;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -230,12 +231,14 @@ fn yield_smol(run: &mut Run) -> Result {
 }
 
 /// The measured unit: the kit's loop, each operation a yield (`yield_now`)
-/// and a turn; it stops the partners when the time box is over.
+/// and a turn; it stops the partners when the time box is over. Its
+/// counters are shared as the runtime's tasks can share them (Arc, or Rc on
+/// monoio's one thread).
 async fn measure<Y: Future<Output = ()>>(
     mut rate: RateLoop,
     batch: usize,
-    turn: Arc<AtomicI64>,
-    stop: Arc<AtomicBool>,
+    turn: impl Deref<Target = AtomicI64>,
+    stop: impl Deref<Target = AtomicBool>,
     yield_now: impl Fn() -> Y,
 ) -> (RateLoop, Measured) {
     let mut measured = Measured::first(&turn);
@@ -254,7 +257,11 @@ async fn measure<Y: Future<Output = ()>>(
 }
 
 /// A partner: a turn, then a yield, until the measured unit stops it.
-async fn partner<Y: Future<Output = ()>>(turn: Arc<AtomicI64>, stop: Arc<AtomicBool>, yield_now: impl Fn() -> Y) {
+async fn partner<Y: Future<Output = ()>>(
+    turn: impl Deref<Target = AtomicI64>,
+    stop: impl Deref<Target = AtomicBool>,
+    yield_now: impl Fn() -> Y,
+) {
     while !stop.load(Relaxed) {
         turn.fetch_add(1, Relaxed);
         yield_now().await;
@@ -270,30 +277,23 @@ fn yield_monoio(run: &mut Run) -> Result {
     let (batch, partners) = (run.count("batch"), run.count("partners"));
     let units = run.units();
     let (turn, stop) = (Rc::new(AtomicI64::new(0)), Rc::new(AtomicBool::new(false)));
-    let mut rate = run.rate_loop();
-    let measuring = {
-        let (turn, stop) = (Rc::clone(&turn), Rc::clone(&stop));
-        async move {
-            let mut measured = Measured::first(&turn);
-            rate.start();
-            loop {
-                for _ in 0..batch {
-                    monoio_tasks::yield_now().await;
-                    measured.resumed(&turn);
-                }
-                if !rate.next_batch() {
-                    break;
-                }
-            }
-            stop.store(true, Relaxed);
-            (rate, measured)
-        }
-    };
+    let measuring = measure(
+        run.rate_loop(),
+        batch,
+        Rc::clone(&turn),
+        Rc::clone(&stop),
+        monoio_tasks::yield_now,
+    );
     let mut runtime = monoio_tasks::Runtime::new(run)?;
     let (rate, measured) = runtime.block_on(async {
         let measuring = monoio_tasks::spawn(&units, measuring);
         let started: Vec<_> = (0..partners)
-            .map(|_| monoio_tasks::spawn(&units, partner_monoio(Rc::clone(&turn), Rc::clone(&stop))))
+            .map(|_| {
+                monoio_tasks::spawn(
+                    &units,
+                    partner(Rc::clone(&turn), Rc::clone(&stop), monoio_tasks::yield_now),
+                )
+            })
             .collect();
         let (mut rate, measured) = measuring.await;
         for partner in started {
@@ -306,12 +306,4 @@ fn yield_monoio(run: &mut Run) -> Result {
     run.rate_done(rate);
     measured.report(run);
     Ok(())
-}
-
-/// A partner: a turn, then a yield, until the measured unit stops it.
-async fn partner_monoio(turn: Rc<AtomicI64>, stop: Rc<AtomicBool>) {
-    while !stop.load(Relaxed) {
-        turn.fetch_add(1, Relaxed);
-        monoio_tasks::yield_now().await;
-    }
 }
