@@ -13,7 +13,7 @@ from concbench import paths
 CHEATS = [
     ("spawn", "insomniac", ["-p", "delay_ms=500"], "less than the 0.5 s every unit sleeps"),
     ("spawn", "boaster", ["-p", "delay_ms=0"], "longer than the"),
-    ("spawn", "loner", [], "units = 1, fewer than the 10 the work starts"),
+    ("spawn", "loner", [], "units = 1, fewer than the 5 the work starts"),
     ("mutex-cpu", "unlocked", [], "sum = "),
     ("mutex-io", "unlocked", [], "bytes = "),
     ("mailbox", "unordered", [], "ordered = 338349, expected 338350"),
