@@ -1,4 +1,5 @@
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -6,6 +7,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# The tests press Ctrl-C by sending SIGINT to the concbench they start. A
+# shell that starts a job in the background (make test &, a CI runner's
+# step) ignores SIGINT in it, and an ignored signal stays ignored across
+# exec: concbench would never see the Ctrl-C. A handler of our own is reset
+# to the default at exec, so every command the tests start can be
+# interrupted, as a user's would be.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
