@@ -179,12 +179,7 @@ fn yield_tasks(run: &mut Run, flavor: Flavor) -> Result {
                 )
             })
             .collect();
-        let (mut rate, measured) = tasks::join(measuring).await;
-        for partner in started {
-            tasks::join(partner).await;
-        }
-        rate.stop_clocks();
-        (rate, measured)
+        finished(tasks::join(measuring), started.into_iter().map(tasks::join).collect()).await
     });
     drop(runtime);
     run.rate_done(rate);
@@ -217,12 +212,7 @@ fn yield_smol(run: &mut Run) -> Result {
         let started: Vec<_> = (0..partners)
             .map(|_| tasks.spawn(partner(Arc::clone(&turn), Arc::clone(&stop), smol::future::yield_now)))
             .collect();
-        let (mut rate, measured) = measuring.await;
-        for partner in started {
-            partner.await;
-        }
-        rate.stop_clocks();
-        (rate, measured)
+        finished(measuring, started).await
     });
     drop(runtime);
     run.rate_done(rate);
@@ -253,6 +243,20 @@ async fn measure<Y: Future<Output = ()>>(
         }
     }
     stop.store(true, Relaxed);
+    (rate, measured)
+}
+
+/// Awaits the measured unit, then the partners it stopped, and stops the
+/// clocks once every unit has ended.
+async fn finished<P: Future<Output = ()>>(
+    measuring: impl Future<Output = (RateLoop, Measured)>,
+    partners: Vec<P>,
+) -> (RateLoop, Measured) {
+    let (mut rate, measured) = measuring.await;
+    for partner in partners {
+        partner.await;
+    }
+    rate.stop_clocks();
     (rate, measured)
 }
 
@@ -295,12 +299,7 @@ fn yield_monoio(run: &mut Run) -> Result {
                 )
             })
             .collect();
-        let (mut rate, measured) = measuring.await;
-        for partner in started {
-            partner.await;
-        }
-        rate.stop_clocks();
-        (rate, measured)
+        finished(measuring, started).await
     });
     drop(runtime);
     run.rate_done(rate);
