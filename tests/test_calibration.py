@@ -40,7 +40,7 @@ def test_a_short_run_repeats_its_work_to_the_minimum_and_reports_per_repetition(
     assert done.returncode == 0, done.stderr
     for trial, repeat in zip(stored_runs(fake_env), (1, 4), strict=True):
         warmup, *timed = trial["runs"]
-        assert warmup["repeat"] == 1  # a warm-up only warms
+        assert (warmup["warmup"], warmup["repeat"]) == (True, repeat)  # a warm-up as long as a timed run
         assert [(run["repeat"], run["wall_ns"]) for run in timed] == [(repeat, 5_000_000)] * 2
     assert "fake/sleeper  each timed run repeats the work once or 4 times: its figures are per repetition" in (
         done.stdout

@@ -89,3 +89,25 @@ def test_runs_stored_before_the_spec_declared_evidence_show_none():
     table = _table(old)
     assert table.observed(table.rows[0]) == () and table.marks(table.rows[0]) == ()
     assert "no verified trial" not in terminal.render(table)[2].plain
+
+
+def _warmed(mechanism, *warmups, trial=0):
+    cell = _cell(mechanism, [4000])
+    warm = tuple(Sample(True, wall, 1, 1, 40, {"sum": 47_760_000}, peak_live=40) for wall in warmups)
+    return TrialRecord(cell.cell, trial, Status.OK, "", {}, wall_ns=10**9, maxrss_kb=1000, samples=warm + cell.samples)
+
+
+def test_a_row_whose_warmups_were_still_changing_when_they_ended_is_unsteady():
+    table = _table(
+        _warmed("thread", 900, 300, 200, 150),  # still 25% faster a sample or more: its cap ended it
+        _warmed("thread", 900, 300, 105, 100, 101, trial=1),
+        _warmed("pthread", 300, 200),  # too few warm-ups to tell
+    )
+    thread, pthread = table.rows
+    assert [(m.word, m.seen) for m in table.marks(thread)] == [
+        (
+            "unsteady",
+            "the last 3 warm-ups of 1 of 2 trials still differed by more than 15%: their runs may not have been warm",
+        )
+    ]
+    assert table.marks(pthread) == ()

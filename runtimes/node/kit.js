@@ -303,6 +303,46 @@ async function measure(mechanism, run, rate) {
   return { ...(run.span ?? since(start)), result };
 }
 
+/** The warm-up runs a trial takes: the request's `warmup`, or, where it asks
+ *  for a steady warm-up, groups of runs until the last `window` groups lie
+ *  within `spread` of each other or `most` runs have run. The rule is the
+ *  harness's (src/concbench/warmup.py), which checks that the runs stopped
+ *  where it says; its arithmetic is copied exactly. */
+class Warmup {
+  constructor(request) {
+    this.least = request.warmup;
+    const steady = request.steady ?? { group: 1, most: request.warmup, window: 0, spread: 0 };
+    Object.assign(this, { group: steady.group, most: steady.most, window: steady.window, spread: steady.spread });
+    this.costs = [];
+    this.groupCost = 0;
+    this.taken = 0;
+  }
+
+  /** Whether another group of warm-up runs is due. */
+  due() {
+    return this.taken < this.most && (this.taken < this.least || !this.steady());
+  }
+
+  /** Whether any warm-up ran. */
+  get warmed() {
+    return this.taken > 0;
+  }
+
+  ran(run) {
+    this.groupCost += run.wall_ns / (run.ops || 1);
+    if (++this.taken % this.group === 0) {
+      this.costs.push(this.groupCost);
+      this.groupCost = 0;
+    }
+  }
+
+  steady() {
+    if (this.window === 0 || this.costs.length < this.window) return false;
+    const last = this.costs.slice(-this.window);
+    return Math.max(...last) <= (1 + this.spread) * Math.min(...last);
+  }
+}
+
 async function serve(request) {
   const kind = request.kind ?? "fixed";
   if (kind === "floor") return { ok: true, runtime: runtime(), runs: [] };
@@ -315,16 +355,22 @@ async function serve(request) {
   }
   const trial = new Trial();
   const runs = [];
-  for (let i = 0; i < request.warmup + request.runs; i++) {
-    trial.accountMemory = request.warmup === 0 || i < request.warmup; // a child's memory is read in the runs whose times are discarded
+  const warmup = new Warmup(request);
+  const oneRun = async (warming) => {
+    trial.accountMemory = warming || !warmup.warmed; // a child's memory is read in the runs whose times are discarded
     const run = new Run(request.params, request.scratch, trial);
     const measured = await measure(workload[name], run, kind === "rate");
     const [units, peakLive] = run.units.count();
     trial.endRun();
-    const entry = { warmup: i < request.warmup, ...measured, units, peak_live: peakLive };
+    const entry = { warmup: warming, ...measured, units, peak_live: peakLive };
     if (run.reported) entry.evidence = run.reported;
     runs.push(entry);
+    return entry;
+  };
+  while (warmup.due()) {
+    for (let i = 0; i < warmup.group; i++) warmup.ran(await oneRun(true));
   }
+  for (let i = 0; i < request.runs; i++) await oneRun(false);
   const response = { ok: true, runtime: runtime(), runs };
   if (trial.largestTree !== null) response.tree_rss_kb = ownPeakKb() + trial.largestTree;
   return response;

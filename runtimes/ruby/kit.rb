@@ -137,6 +137,51 @@ module Kit
   class Refusal < StandardError; end
 
   # A run's units: how many started, and the most alive at once.
+  # The warm-up runs a trial takes: the request's "warmup", or, where it asks
+  # for a steady warm-up, groups of runs until the last "window" groups lie
+  # within "spread" of each other or "most" runs have run. The rule is the
+  # harness's (src/concbench/warmup.py), which checks that the runs stopped
+  # where it says; its arithmetic is copied exactly.
+  class Warmup
+    attr_reader :group
+
+    def initialize(request)
+      @least = request.fetch("warmup")
+      steady = request["steady"]
+      @group, @most, @window, @spread = steady ? steady.values_at("group", "most", "window", "spread") : [1, @least, 0, 0.0]
+      @costs = []
+      @group_cost = 0.0
+      @taken = 0
+    end
+
+    # Whether another group of warm-up runs is due.
+    def due?
+      @taken < @most && (@taken < @least || !steady?)
+    end
+
+    # Whether any warm-up ran.
+    def warmed?
+      @taken > 0
+    end
+
+    def ran(run)
+      ops = run[:ops].to_i
+      @group_cost += run.fetch(:wall_ns).to_f / (ops.zero? ? 1 : ops)
+      @taken += 1
+      return unless (@taken % @group).zero?
+      @costs << @group_cost
+      @group_cost = 0.0
+    end
+
+    private
+
+    def steady?
+      return false if @window.zero? || @costs.size < @window
+      last = @costs.last(@window)
+      last.max <= (1 + @spread) * last.min
+    end
+  end
+
   class Units
     def initialize
       @started = @live = @peak = 0
@@ -379,16 +424,19 @@ module Kit
         @flags << "gc=off" unless RUBY_ENGINE == "jruby" # whose GC.disable does nothing: the JVM collects
       end
       impl.prepare(**params) if impl.respond_to?(:prepare)
-      warmup = request.fetch("warmup")
+      warmup = Warmup.new(request)
       largest_tree = nil
-      runs = Array.new(warmup + request.fetch("runs")) do |i|
-        @account_memory = warmup.zero? || i < warmup # see FORK_ACCOUNTING_COST
+      one_run = lambda do |warming|
+        @account_memory = warming || !warmup.warmed? # see FORK_ACCOUNTING_COST
         Kit.collect_garbage # see GC_BEFORE_EACH_RUN
         run = rate ? measure_rate(impl, mechanism, params, loop_params.fetch(:seconds)) : measure(impl, mechanism, params)
         tree = collect_forks if @forks > 0
         largest_tree = [largest_tree || 0, tree].max if tree && @account_memory
-        { warmup: i < warmup }.merge(run, count)
+        { warmup: warming }.merge(run, count)
       end
+      runs = []
+      runs.concat(Array.new(warmup.group) { one_run.call(true).tap { |run| warmup.ran(run) } }) while warmup.due?
+      runs.concat(Array.new(request.fetch("runs")) { one_run.call(false) })
       response = { ok: true, runtime: runtime, runs: runs }
       response[:tree_rss_kb] = own_peak_kb + largest_tree if largest_tree
       response

@@ -6,8 +6,9 @@ run and tells how long a run takes (it counts as any trial: its figures
 are per repetition too), so calibrating costs no trial of its own.
 
 A kit needs nothing for it: the harness asks a calibrated trial for `runs`
-x `repeat` timed runs and makes each `repeat` of them, in order, one sample
-whose figures are their mean. Each repetition keeps its own untimed steps
+x `repeat` timed runs, and `repeat` warm-up runs for each warm-up, so that a
+warm-up lasts as long as a timed sample, and makes each `repeat` of them, in
+order, one sample whose figures are their mean. Each repetition keeps its own untimed steps
 (C's prepare and finish, the work a Ruby mechanism hands over, a Haskell
 action prepared beforehand), which one clock reading around them all could
 only leave out by preparing every repetition at once; and each is verified
@@ -53,15 +54,15 @@ def repeat_for(run_ns: int, settings: Settings) -> int:
     return max(1, min(most, math.ceil(settings.min_run_ns / max(run_ns, 1))))
 
 
-def samples(runs: list, warmup: int, repeat: int) -> tuple[records.Sample, ...]:
-    """A trial's runs as stored samples: each warm-up alone (it only warms),
-    then the timed runs by `repeat`; an answer of another shape (which the
+def samples(runs: list, repeat: int) -> tuple[records.Sample, ...]:
+    """A trial's runs as stored samples: the warm-ups, then the timed runs,
+    each `repeat` of them one sample; an answer of another shape (which the
     verdict refuses) as it came, run by run."""
-    timed = runs[warmup:]
-    if [run.warmup for run in runs] != [True] * warmup + [False] * len(timed) or len(timed) % repeat:
-        repeat, warmup, timed = 1, len(runs), []
-    warmups = [records.Sample(**run.model_dump()) for run in runs[:warmup]]
-    return tuple(warmups + [_mean(timed[i : i + repeat]) for i in range(0, len(timed), repeat)])
+    warmups = next((i for i, run in enumerate(runs) if not run.warmup), len(runs))
+    timed = runs[warmups:]
+    if any(run.warmup for run in timed) or warmups % repeat or len(timed) % repeat:
+        repeat = 1
+    return tuple(_mean(runs[i : i + repeat]) for i in range(0, len(runs), repeat))
 
 
 def _mean(repetitions: list) -> records.Sample:
@@ -80,7 +81,7 @@ def _mean(repetitions: list) -> records.Sample:
         for name in first.evidence
     }
     return records.Sample(
-        warmup=False,
+        warmup=first.warmup,
         wall_ns=mean(r.wall_ns for r in repetitions),
         user_ns=mean(r.user_ns for r in repetitions),
         sys_ns=mean(r.sys_ns for r in repetitions),

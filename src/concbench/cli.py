@@ -42,6 +42,8 @@ from .runner import execute
 from .schedule import Schedule
 from .selection import CellFilter
 from .store import Store, open_store, postgresql
+from .warmup import MOST as MOST_WARMUPS
+from .warmup import STEADY
 
 # Nothing printed is read as markup: names, docs, versions and paths come from
 # manifests, runtimes and users, and a '[/]' in one would crash rich. Styles are
@@ -455,13 +457,18 @@ def _extent(plan: Plan, profile: str) -> str:
 def _runtime_warmups(plan: Plan) -> str:
     """The warm-ups each runtime's trials take where the plan leaves them to
     the runtime, a mechanism named where it differs from its runtime."""
-    names: dict[int, set[str]] = {}
+    names: dict[int | str, set[str]] = {}
     for cell in plan.cells:
         if not cell.workload.one_run_per_process:
             own = cell.runtime.manifest.mechanisms[cell.mechanism].warmup is not None
             name = f"{cell.runtime.name}/{cell.mechanism}" if own else cell.runtime.name
-            names.setdefault(plan.settings_for(cell).warmup, set()).add(name)
-    counts = "; ".join(f"{warmup} for {', '.join(sorted(found))}" for warmup, found in sorted(names.items()))
+            warmups = plan.settings_for(cell).warmup
+            names.setdefault(f"until steady (at most {MOST_WARMUPS})" if warmups == STEADY else warmups, set()).add(
+                name
+            )
+    counts = "; ".join(
+        f"{warmups} for {', '.join(sorted(found))}" for warmups, found in sorted(names.items(), key=lambda n: str(n[0]))
+    )
     return f", after the warm-ups each runtime needs: {counts}" if counts else ""
 
 

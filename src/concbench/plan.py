@@ -19,9 +19,10 @@ from .workloads import Params, Workload
 @dataclass(frozen=True)
 class Settings:
     trials: int  # fresh processes per cell; the least of an adaptive plan
-    # Runs per process before the timed ones; None: as many as each runtime
-    # needs, measured and stated in its manifest (Plan.settings_for).
-    warmup: int | None
+    # Warm-ups per process before the timed runs, each as long as a timed run;
+    # None: as many as each runtime needs, measured and stated in its manifest
+    # (Plan.settings_for), or "steady": until its runs are (warmup.py).
+    warmup: int | Literal["steady"] | None
     runs: int  # timed runs per process
     timeout: float  # seconds per trial
     min_run: float = 0.0  # seconds a timed run of fixed work lasts at least (calibration.py); 0: as it is

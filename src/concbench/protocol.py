@@ -17,6 +17,7 @@ import pydantic
 
 from .spec import first_error
 from .trial import STDOUT_LIMIT, Exit
+from .warmup import Steady
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # what SQLite stores and every kit's language counts in
 MAX_DEPTH = 16  # an answer nests 4 deep ({"runs": [{"result": {...}}]}): room to grow, none to recurse
@@ -195,7 +196,7 @@ class Expectations:
     which raise ArithmeticError for ops the spec gives no figure for)."""
 
     result: Callable[[int | None], dict[str, int]]
-    warmup: int
+    warmup: int  # warm-up runs asked for: all of them, or the least of a steady warm-up
     runs: int  # timed samples asked for: the request's "runs", as --runs names it
     batch: int | None = None  # rate workloads: every run counts whole batches
     delay_ns: int = 0  # every unit sleeps this long: a run takes at least
@@ -203,6 +204,7 @@ class Expectations:
     least_units: Callable[[int | None], int | None] = lambda ops: None
     fixed_units: int | None = None  # the mechanism always runs on exactly this many
     evidence: Callable[[int | None], dict[str, int]] = field(default=lambda ops: {})
+    steady: Steady | None = None  # warm up until steady (warmup.py); None: exactly `warmup` runs
 
     def known_result(self, ops: int | None) -> dict[str, int]:
         """The result expected of a run that counted ops; {} for ops the spec has none for."""
@@ -272,10 +274,9 @@ def _classify(exit: Exit, answer: Response | Refusal | str, expect: Expectations
         return Status.EXIT, f"exit status {exit.exit_code}{_stderr_end(exit)}"
     if isinstance(answer, str):
         return Status.GARBAGE, answer
-    if [r.warmup for r in answer.runs] != [True] * expect.warmup + [False] * expect.runs:
-        return Status.INVALID, (
-            f"asked for {expect.warmup} warm-up + {expect.runs} runs, got {len(answer.runs)} runs in another order"
-        )
+    misordered = _misordered(answer.runs, expect)
+    if misordered:
+        return Status.INVALID, misordered
     walls = sum(sample.wall_ns for sample in answer.runs)
     if walls > exit.wall_ns:
         return Status.INVALID, (
@@ -287,6 +288,27 @@ def _classify(exit: Exit, answer: Response | Refusal | str, expect: Expectations
         if mismatch:
             return Status.INVALID, f"run {index + 1}: {mismatch}"
     return Status.OK, ""
+
+
+def _misordered(runs: list[Sample], expect: Expectations) -> str:
+    """'' if the runs are the warm-ups asked for, then the timed runs; else what they are not."""
+    warmups = next((i for i, run in enumerate(runs) if not run.warmup), len(runs))
+    timed = runs[warmups:]
+    asked = "a steady warm-up" if expect.steady else f"{expect.warmup} warm-up"
+    if (
+        any(run.warmup for run in timed)
+        or len(timed) != expect.runs
+        or (not expect.steady and warmups != expect.warmup)
+    ):
+        return f"asked for {asked} + {expect.runs} runs, got {len(runs)} runs in another order"
+    if not expect.steady:
+        return ""
+    taken = expect.steady.runs(expect.warmup, runs[:warmups])
+    if taken is None:
+        return f"stopped warming up after {warmups} runs, before its runs were steady"
+    if taken != warmups:
+        return f"warmed up for {warmups} runs, where its runs say the steady rule stops after {taken}"
+    return ""
 
 
 def _mismatch(sample: Sample, expect: Expectations) -> str:

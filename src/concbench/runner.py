@@ -6,9 +6,9 @@ import dataclasses
 import time
 from typing import Protocol
 
-from . import calibration, noise, protocol, trial
+from . import calibration, noise, protocol, trial, warmup
 from .limits import Limits
-from .plan import Cell, Plan, Settings
+from .plan import BOUNDS, Cell, Plan, Settings
 from .protocol import Expectations, Response, Status
 from .records import Calibration, Machine, TrialRecord
 from .schedule import Schedule
@@ -91,30 +91,35 @@ def floor(cell: Cell, caps: Limits) -> tuple[int | None, str]:
     return exit.maxrss_kb, ""
 
 
-def expectations(cell: Cell, settings: Settings) -> Expectations:
+def expectations(cell: Cell, settings: Settings, repeat: int = 1) -> Expectations:
+    """What the trial must show; a calibrated one repeats the work `repeat`
+    times in each timed sample and each warm-up sample alike."""
     units = cell.runtime.manifest.mechanisms[cell.mechanism].units
-    return cell.workload.expectations(cell.params, settings.warmup, settings.runs, units)
+    warmups, steady = warmup.asked(settings.warmup, repeat, BOUNDS["warmup"][1])
+    return cell.workload.expectations(cell.params, warmups, settings.runs * repeat, units, steady)
 
 
-def _request(cell: Cell, settings: Settings) -> dict:
-    return {
+def _request(cell: Cell, expect: Expectations) -> dict:
+    request = {
         "workload": cell.workload.id,
         "kind": cell.workload.kind,
         "mechanism": cell.mechanism,
         "params": cell.params,
-        "warmup": settings.warmup,
-        "runs": settings.runs,
+        "warmup": expect.warmup,
+        "runs": expect.runs,
     }
+    if expect.steady:
+        request["steady"] = expect.steady.request()
+    return request
 
 
 def run_trial(
     cell: Cell, index: int, settings: Settings, caps: Limits, machine: Machine, repeat: int = 1
 ) -> TrialRecord:
     """One trial on this machine; a calibrated one asks for repeat runs per timed sample."""
-    asked = dataclasses.replace(settings, runs=settings.runs * repeat)
-    expect = expectations(cell, asked)
+    expect = expectations(cell, settings, repeat)
     try:
-        exit = trial.run(cell.runtime.trial_command(cell.options), _request(cell, asked), settings.timeout, caps)
+        exit = trial.run(cell.runtime.trial_command(cell.options), _request(cell, expect), settings.timeout, caps)
     except OSError as e:
         return TrialRecord(
             cell.key,
@@ -146,7 +151,7 @@ def run_trial(
         tree_rss_kb=response.tree_rss_kb if response else None,
         runtime_info=response.runtime.model_dump() if response else {},
         stderr=exit.stderr,
-        samples=calibration.samples(response.runs, settings.warmup, repeat) if response else (),
+        samples=calibration.samples(response.runs, repeat) if response else (),
         machine=machine.name,
         machine_id=machine.id,
     )

@@ -6,6 +6,7 @@ import subprocess
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Annotated, Literal
 
 import pydantic
 
@@ -61,12 +62,13 @@ class Manifest(Strict):
     command: list[str] = pydantic.Field(min_length=1)
     build: list[str] = []
     options: dict[str, Option] = {}
-    # The warm-up runs a trial of this runtime takes, measured: as many as its
-    # first runs are slower than the rest (a JIT compiling, a heap growing),
-    # none where they are not (docs/protocol.md, "Warm-up"). A --warmup given
-    # replaces it, and the smoke profile takes none. Unmeasured: the one
+    # The warm-ups a trial of this runtime takes, measured: as many as its
+    # first runs are slower than the rest (a heap growing), none where they
+    # are not, or "steady": until its runs are (a JIT compiling; warmup.py,
+    # which its kit then implements). docs/protocol.md, "Warm-up". A --warmup
+    # given replaces it, and the smoke profile takes none. Unmeasured: the one
     # warm-up every trial took before runtimes stated theirs.
-    warmup: int = pydantic.Field(default=1, ge=0, le=1000)
+    warmup: Annotated[int, pydantic.Field(ge=0, le=1000)] | Literal["steady"] = 1
     mechanisms: dict[str, Mechanism] = pydantic.Field(min_length=1)
     # Mechanisms this runtime would offer but that cannot be had here, and why
     # (doctor and list name them, so that nobody takes their absence for an oversight).
@@ -108,8 +110,8 @@ class Runtime:
                 out.append(arg.replace("{dir}", str(self.folder)))
         return out
 
-    def warmup(self, mechanism: str) -> int:
-        """The warm-up runs a trial of this mechanism takes: its own, else the runtime's."""
+    def warmup(self, mechanism: str) -> int | Literal["steady"]:
+        """The warm-ups a trial of this mechanism takes: its own, else the runtime's."""
         own = self.manifest.mechanisms[mechanism].warmup
         return self.manifest.warmup if own is None else own
 

@@ -14,6 +14,7 @@ from . import expr, lcg, paths, series
 from .errors import UserError
 from .protocol import Expectations
 from .spec import Strict, load_toml
+from .warmup import Steady
 
 PROFILES = ("smoke", "quick", "standard", "full")
 
@@ -209,13 +210,17 @@ class Workload(Strict):
         """The time every unit of a run sleeps by design, in nanoseconds (0: none)."""
         return params[self.delay] * 1_000_000 if self.delay else 0
 
-    def expectations(self, params: Params, warmup: int, runs: int, fixed_units: int | None = None) -> Expectations:
+    def expectations(
+        self, params: Params, warmup: int, runs: int, fixed_units: int | None = None, steady: Steady | None = None
+    ) -> Expectations:
         """What a trial of these parameters, asked for warmup and runs, must show
-        to be verified (fixed_units: the units its mechanism always runs on)."""
+        to be verified (fixed_units: the units its mechanism always runs on;
+        steady: the rule it warms up by, beyond the warmup runs)."""
         return Expectations(
             result=functools.partial(self.expected, params),
             warmup=warmup,
             runs=runs,
+            steady=steady,
             batch=params["batch"] if self.kind == "rate" else None,
             delay_ns=self.delay_ns(params),
             least_units=functools.partial(self.least_units, params),

@@ -60,19 +60,26 @@ public final class Main {
     return answer;
   }
 
-  /** warmup + runs runs of the requested mechanism, warm-ups first. */
+  /** The warm-up runs the request asks for, then its timed runs, of the requested mechanism. */
   private static List<Map<String, Object>> runs(Map<?, ?> request) throws Exception {
     Mechanism mechanism = find((String) request.get("workload"), (String) request.get("mechanism"));
     @SuppressWarnings("unchecked")
     Map<String, Object> params = (Map<String, Object>) request.get("params");
     Path scratch = Path.of((String) request.get("scratch"));
-    long warmup = (Long) request.get("warmup");
-    long total = warmup + (Long) request.get("runs");
     boolean isRate = "rate".equals(request.get("kind"));
     List<Map<String, Object>> runs = new ArrayList<>();
-    for (long i = 0; i < total; i++) {
+    Warmup warmup = new Warmup(request);
+    while (warmup.due()) {
+      for (long i = 0; i < warmup.group(); i++) {
+        Map<String, Object> run = measure(mechanism, new Run(params, scratch), isRate);
+        run.put("warmup", true);
+        warmup.ran(run);
+        runs.add(run);
+      }
+    }
+    for (long i = 0; i < (Long) request.get("runs"); i++) {
       Map<String, Object> run = measure(mechanism, new Run(params, scratch), isRate);
-      run.put("warmup", i < warmup);
+      run.put("warmup", false);
       runs.add(run);
     }
     return runs;

@@ -4,7 +4,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
-from .. import pairs
+from .. import pairs, warmup
 from ..protocol import Status
 from ..records import CellKey, Note, Sample, Skipped, TrialRecord
 from ..stats import Summary, summarize
@@ -44,6 +44,12 @@ class CellResult:
     def warmup_real(self) -> Summary | None:
         """Real time of the warm-up runs: shown, never counted."""
         return summarize(s.wall_ns / 1e9 for t in self.verified for s in t.samples if s.warmup)
+
+    @cached_property
+    def unsteady(self) -> int:
+        """Verified trials whose last warm-ups were not yet steady by the
+        warm-up rule: a steady warm-up that stopped at its cap (warmup.py)."""
+        return sum(1 for t in self.verified if not _warmed(t))
 
     @cached_property
     def user(self) -> Summary | None:
@@ -109,6 +115,12 @@ class CellResult:
     @property
     def failures(self) -> Counter:
         return Counter(t.status for t in self.trials if t.status != Status.OK)
+
+
+def _warmed(trial: TrialRecord) -> bool:
+    """Whether the trial's warm-ups, if it took enough to tell, ended steady."""
+    costs = [warmup.cost(s) for s in trial.samples if s.warmup]
+    return len(costs) < warmup.WINDOW or warmup.steady(costs)
 
 
 @dataclass(frozen=True)
@@ -229,10 +241,20 @@ class Table:
         if cell.units and cell.units[-1] > 1 and cell.peaks and cell.peaks[-1] <= 1:
             found.append(Mark("serial", f"at most 1 of {units_text(cell.units)} units alive at once"))
         found += [Mark(o.mark, o.describe()) for o in self.observed(cell) if o.marked]
+        if cell.unsteady:
+            found.append(Mark("unsteady", self._unsteady(cell)))
         wide = self._wide(cell)
         if wide:
             found.append(Mark("wide", wide))
         return tuple(found)
+
+    @staticmethod
+    def _unsteady(cell: CellResult) -> str:
+        trials = f"{cell.unsteady} of {len(cell.verified)} trials" if len(cell.verified) > 1 else "its trial"
+        return (
+            f"the last {warmup.WINDOW} warm-ups of {trials} still differed by more than "
+            f"{percent(warmup.SPREAD)}: their runs may not have been warm"
+        )
 
     def _wide(self, cell: CellResult) -> str:
         """Why the cell's interval (of its ratio, or of the baseline's median)

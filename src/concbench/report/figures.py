@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .. import warmup
 from ..stats import Summary
 
 if TYPE_CHECKING:
@@ -183,7 +184,9 @@ SEED_FORMATS = {
 LEGEND = (
     "Every trial is a fresh process; the runtime's kit measures its timed runs around the work only. "
     "Warm-up runs are measured and verified too, but never counted, and a trial that is not verified "
-    "(INVALID, or any other failure) never enters a figure.",
+    "(INVALID, or any other failure) never enters a figure. A JIT's trials warm up until their last "
+    f"{warmup.WINDOW} warm-ups lie within {warmup.SPREAD:.0%} of each other, {warmup.MOST} at most; a row "
+    "is marked unsteady where a trial's cap ended its warm-ups first.",
     "user, system, total, (real): medians in seconds over the timed runs of the verified trials; "
     "ratio: to the first row, the baseline, from neighbours: each trial's real time over that of the "
     "baseline's trial that ran nearest to it (trials of a table run back to back), and the median of "
