@@ -136,7 +136,6 @@ module Kit
   # A request the kit cannot serve: a clean refusal, not a failure.
   class Refusal < StandardError; end
 
-  # A run's units: how many started, and the most alive at once.
   # The warm-up runs a trial takes: the request's "warmup", or, where it asks
   # for a steady warm-up, groups of runs until the last "window" groups lie
   # within "spread" of each other or "most" runs have run. The rule is the
@@ -182,6 +181,7 @@ module Kit
     end
   end
 
+  # A run's units: how many started, and the most alive at once.
   class Units
     def initialize
       @started = @live = @peak = 0

@@ -8,8 +8,8 @@ are per repetition too), so calibrating costs no trial of its own.
 A kit needs nothing for it: the harness asks a calibrated trial for `runs`
 x `repeat` timed runs, and `repeat` warm-up runs for each warm-up, so that a
 warm-up lasts as long as a timed sample, and makes each `repeat` of them, in
-order, one sample whose figures are their mean. Each repetition keeps its own untimed steps
-(C's prepare and finish, the work a Ruby mechanism hands over, a Haskell
+order, one sample whose figures are their mean. Each repetition keeps its
+own untimed steps (C's prepare and finish, the work a Ruby mechanism hands over, a Haskell
 action prepared beforehand), which one clock reading around them all could
 only leave out by preparing every repetition at once; and each is verified
 on its own, as every run always was. docs/protocol.md, "Calibrated runs"."""

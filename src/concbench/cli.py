@@ -457,18 +457,16 @@ def _extent(plan: Plan, profile: str) -> str:
 def _runtime_warmups(plan: Plan) -> str:
     """The warm-ups each runtime's trials take where the plan leaves them to
     the runtime, a mechanism named where it differs from its runtime."""
-    names: dict[int | str, set[str]] = {}
+    names: dict[str, set[str]] = {}
     for cell in plan.cells:
         if not cell.workload.one_run_per_process:
             own = cell.runtime.manifest.mechanisms[cell.mechanism].warmup is not None
             name = f"{cell.runtime.name}/{cell.mechanism}" if own else cell.runtime.name
             warmups = plan.settings_for(cell).warmup
-            names.setdefault(f"until steady (at most {MOST_WARMUPS})" if warmups == STEADY else warmups, set()).add(
-                name
-            )
-    counts = "; ".join(
-        f"{warmups} for {', '.join(sorted(found))}" for warmups, found in sorted(names.items(), key=lambda n: str(n[0]))
-    )
+            shown = f"until steady (at most {MOST_WARMUPS})" if warmups == STEADY else str(warmups)
+            names.setdefault(shown, set()).add(name)
+    ordered = sorted(names.items(), key=lambda item: (len(item[0]), item[0]))  # counts by size, then "until"
+    counts = "; ".join(f"{shown} for {', '.join(sorted(found))}" for shown, found in ordered)
     return f", after the warm-ups each runtime needs: {counts}" if counts else ""
 
 

@@ -294,14 +294,11 @@ def _misordered(runs: list[Sample], expect: Expectations) -> str:
     """'' if the runs are the warm-ups asked for, then the timed runs; else what they are not."""
     warmups = next((i for i, run in enumerate(runs) if not run.warmup), len(runs))
     timed = runs[warmups:]
-    asked = "a steady warm-up" if expect.steady else f"{expect.warmup} warm-up"
-    if (
-        any(run.warmup for run in timed)
-        or len(timed) != expect.runs
-        or (not expect.steady and warmups != expect.warmup)
-    ):
+    fixed = expect.steady is None
+    if any(run.warmup for run in timed) or len(timed) != expect.runs or (fixed and warmups != expect.warmup):
+        asked = f"{expect.warmup} warm-up" if fixed else "a steady warm-up"
         return f"asked for {asked} + {expect.runs} runs, got {len(runs)} runs in another order"
-    if not expect.steady:
+    if fixed:
         return ""
     taken = expect.steady.runs(expect.warmup, runs[:warmups])
     if taken is None:

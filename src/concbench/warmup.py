@@ -17,9 +17,8 @@ from typing import Protocol
 # after it told the settled time): with 10% the cap ended a third of the
 # trials, with 15% a fifth, and a cell's first timed sample after the
 # warm-ups was then x1.07 (Java), x1.14 (JRuby) and x0.99 (Node) of settled,
-# the median cell;
-# after a fixed 5 warm-ups x1.19, x1.11 and x0.89. A steady trend of 5% a
-# sample passes; one of 8% (a span of 17% over three) does not.
+# the median cell; after a fixed 5 warm-ups x1.19, x1.11 and x0.89. A steady
+# trend of 5% a sample passes; one of 8% (a span of 17% over three) does not.
 WINDOW = 3
 SPREAD = 0.15
 STEADY = "steady"  # what a manifest's warmup says for this rule
