@@ -239,7 +239,7 @@ function implemented() {
 }
 
 function runtime() {
-  const flags = [`UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE || 4}`, ...process.execArgv, "gc before each run"];
+  const flags = [`UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE || 4}`, ...process.execArgv, "minor gc before each run"];
   return { name: "node", version: `${process.versions.node} (V8 ${process.versions.v8})`, flags };
 }
 
@@ -285,11 +285,16 @@ function ownPeakKb() {
   return Number(/^VmHWM:\s+(\d+)/m.exec(fs.readFileSync("/proc/self/status", "utf8"))[1]);
 }
 
-/** A full collection of the main isolate's heap, so that no run pays for an earlier run's garbage. */
+/** A collection of the main isolate's young generation, so that no run pays
+ *  for an earlier run's short-lived garbage. Not a full one: V8's full
+ *  collection deoptimizes the code that embedded the earlier run's objects
+ *  (--trace-deopt: "weak objects", "code dependencies", every run), which
+ *  made promise rows 2.8 to 4.9 times slower and never warm
+ *  (docs/extending.md, "Settled policies"). */
 function collectGarbage() {
   if (typeof globalThis.gc !== "function")
     throw new Error("the kit needs node --expose-gc (the manifest's command) to collect before every run");
-  globalThis.gc();
+  globalThis.gc({ type: "minor" });
 }
 
 async function measure(mechanism, run, rate) {
