@@ -32,6 +32,14 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
     ("monoio", yield_monoio),
 ];
 
+/// What every unit shares: the turn counter each bumps when it runs, and the
+/// flag with which the measured unit stops the partners.
+#[derive(Default)]
+struct Turns {
+    turn: AtomicI64,
+    stop: AtomicBool,
+}
+
 /// What the measured unit counts: its resumptions and the yields after which
 /// the turn counter had moved.
 #[derive(Default)]
@@ -76,29 +84,29 @@ fn yield_threads(run: &mut Run) -> Result {
     let (batch, partners) = (run.count("batch"), run.count("partners"));
     let pinned = if partners > 0 { Some(Pinned::here()?) } else { None };
     let units = run.units();
-    let (turn, stop) = (AtomicI64::new(0), AtomicBool::new(false));
+    let turns = Turns::default();
     let outcome = thread::scope(|scope| -> Result<Measured> {
         let partner = || {
-            while !stop.load(Relaxed) {
-                turn.fetch_add(1, Relaxed);
+            while !turns.stop.load(Relaxed) {
+                turns.turn.fetch_add(1, Relaxed);
                 thread::yield_now();
             }
         };
         let started = (0..partners)
             .map(|_| threads::spawn(scope, &units, partner))
             .collect::<io::Result<Vec<_>>>()
-            .inspect_err(|_| stop.store(true, Relaxed))?; // the scope joins those started
+            .inspect_err(|_| turns.stop.store(true, Relaxed))?; // the scope joins those started
         units.start();
-        let mut measured = Measured::first(&turn);
+        let mut measured = Measured::first(&turns.turn);
         run.rate(|| {
             for _ in 0..batch {
                 thread::yield_now();
-                measured.resumed(&turn);
+                measured.resumed(&turns.turn);
             }
         });
         units.finish();
         // Still timed: the partners are stopped and joined.
-        stop.store(true, Relaxed);
+        turns.stop.store(true, Relaxed);
         started.into_iter().for_each(threads::join);
         Ok(measured)
     });
@@ -157,14 +165,8 @@ impl Pinned {
 fn yield_tasks(run: &mut Run, flavor: Flavor) -> Result {
     let (batch, partners) = (run.count("batch"), run.count("partners"));
     let units = run.units();
-    let (turn, stop) = (Arc::new(AtomicI64::new(0)), Arc::new(AtomicBool::new(false)));
-    let measuring = measure(
-        run.rate_loop(),
-        batch,
-        Arc::clone(&turn),
-        Arc::clone(&stop),
-        tokio::task::yield_now,
-    );
+    let turns = Arc::new(Turns::default());
+    let measuring = measure(run.rate_loop(), batch, Arc::clone(&turns), tokio::task::yield_now);
     let runtime = match partners {
         0 => tasks::runtime(run, flavor)?,
         _ => tasks::one_worker(run, flavor)?,
@@ -172,12 +174,7 @@ fn yield_tasks(run: &mut Run, flavor: Flavor) -> Result {
     let (rate, measured) = tasks::on_a_task(&runtime, async move {
         let measuring = tasks::spawn(&units, measuring);
         let started: Vec<_> = (0..partners)
-            .map(|_| {
-                tasks::spawn(
-                    &units,
-                    partner(Arc::clone(&turn), Arc::clone(&stop), tokio::task::yield_now),
-                )
-            })
+            .map(|_| tasks::spawn(&units, partner(Arc::clone(&turns), tokio::task::yield_now)))
             .collect();
         finished(tasks::join(measuring), started.into_iter().map(tasks::join).collect()).await
     });
@@ -194,14 +191,8 @@ fn yield_tasks(run: &mut Run, flavor: Flavor) -> Result {
 /// loop; the partners start at its first yield.
 fn yield_smol(run: &mut Run) -> Result {
     let (batch, partners) = (run.count("batch"), run.count("partners"));
-    let (turn, stop) = (Arc::new(AtomicI64::new(0)), Arc::new(AtomicBool::new(false)));
-    let measuring = measure(
-        run.rate_loop(),
-        batch,
-        Arc::clone(&turn),
-        Arc::clone(&stop),
-        smol::future::yield_now,
-    );
+    let turns = Arc::new(Turns::default());
+    let measuring = measure(run.rate_loop(), batch, Arc::clone(&turns), smol::future::yield_now);
     let runtime = match partners {
         0 => smol_tasks::Runtime::new(run)?,
         _ => smol_tasks::Runtime::with_runners(run, 1)?,
@@ -210,7 +201,7 @@ fn yield_smol(run: &mut Run) -> Result {
     let (rate, measured) = runtime.block_on(async move {
         let measuring = tasks.spawn(measuring);
         let started: Vec<_> = (0..partners)
-            .map(|_| tasks.spawn(partner(Arc::clone(&turn), Arc::clone(&stop), smol::future::yield_now)))
+            .map(|_| tasks.spawn(partner(Arc::clone(&turns), smol::future::yield_now)))
             .collect();
         finished(measuring, started).await
     });
@@ -221,28 +212,27 @@ fn yield_smol(run: &mut Run) -> Result {
 }
 
 /// The measured unit: the kit's loop, each operation a yield (`yield_now`)
-/// and a turn; it stops the partners when the time box is over. Its
-/// counters are shared as the runtime's tasks can share them (Arc, or Rc on
-/// monoio's one thread).
+/// and a turn; it stops the partners when the time box is over. The turns
+/// are shared as the runtime's tasks can share them (Arc, or Rc on monoio's
+/// one thread).
 async fn measure<Y: Future<Output = ()>>(
     mut rate: RateLoop,
     batch: usize,
-    turn: impl Deref<Target = AtomicI64>,
-    stop: impl Deref<Target = AtomicBool>,
+    turns: impl Deref<Target = Turns>,
     yield_now: impl Fn() -> Y,
 ) -> (RateLoop, Measured) {
-    let mut measured = Measured::first(&turn);
+    let mut measured = Measured::first(&turns.turn);
     rate.start();
     loop {
         for _ in 0..batch {
             yield_now().await;
-            measured.resumed(&turn);
+            measured.resumed(&turns.turn);
         }
         if !rate.next_batch() {
             break;
         }
     }
-    stop.store(true, Relaxed);
+    turns.stop.store(true, Relaxed);
     (rate, measured)
 }
 
@@ -261,13 +251,9 @@ async fn finished<P: Future<Output = ()>>(
 }
 
 /// A partner: a turn, then a yield, until the measured unit stops it.
-async fn partner<Y: Future<Output = ()>>(
-    turn: impl Deref<Target = AtomicI64>,
-    stop: impl Deref<Target = AtomicBool>,
-    yield_now: impl Fn() -> Y,
-) {
-    while !stop.load(Relaxed) {
-        turn.fetch_add(1, Relaxed);
+async fn partner<Y: Future<Output = ()>>(turns: impl Deref<Target = Turns>, yield_now: impl Fn() -> Y) {
+    while !turns.stop.load(Relaxed) {
+        turns.turn.fetch_add(1, Relaxed);
         yield_now().await;
     }
 }
@@ -280,24 +266,13 @@ async fn partner<Y: Future<Output = ()>>(
 fn yield_monoio(run: &mut Run) -> Result {
     let (batch, partners) = (run.count("batch"), run.count("partners"));
     let units = run.units();
-    let (turn, stop) = (Rc::new(AtomicI64::new(0)), Rc::new(AtomicBool::new(false)));
-    let measuring = measure(
-        run.rate_loop(),
-        batch,
-        Rc::clone(&turn),
-        Rc::clone(&stop),
-        monoio_tasks::yield_now,
-    );
+    let turns = Rc::new(Turns::default());
+    let measuring = measure(run.rate_loop(), batch, Rc::clone(&turns), monoio_tasks::yield_now);
     let mut runtime = monoio_tasks::Runtime::new(run)?;
     let (rate, measured) = runtime.block_on(async {
         let measuring = monoio_tasks::spawn(&units, measuring);
         let started: Vec<_> = (0..partners)
-            .map(|_| {
-                monoio_tasks::spawn(
-                    &units,
-                    partner(Rc::clone(&turn), Rc::clone(&stop), monoio_tasks::yield_now),
-                )
-            })
+            .map(|_| monoio_tasks::spawn(&units, partner(Rc::clone(&turns), monoio_tasks::yield_now)))
             .collect();
         finished(measuring, started).await
     });
