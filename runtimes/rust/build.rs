@@ -1,13 +1,54 @@
-// Records what the kit reports with every result (kit/protocol.rs): the
-// rustc that compiled it, the cargo profile and the version of each crate
-// the kit depends on, as Cargo.lock pins it.
+// Writes the registry of the workload files, and records what the kit
+// reports with every result (kit/protocol.rs): the rustc that compiled it,
+// the cargo profile and the version of each crate the kit depends on, as
+// Cargo.lock pins it.
 use std::collections::HashMap;
 use std::env;
+use std::fmt::Write;
 use std::fs;
 use std::path::Path;
 use std::process::Command;
 
 fn main() {
+    write_registry();
+    record_versions();
+}
+
+/// The registry src/workloads.rs includes, written from the files in
+/// workloads/ as the harness finds them, so that adding a workload is adding
+/// its file: a module per workloads/<id>.rs, and REGISTRY, each id with its
+/// file's MECHANISMS.
+fn write_registry() {
+    let folder = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap()).join("workloads");
+    println!("cargo:rerun-if-changed={}", folder.display());
+    let mut ids: Vec<String> = fs::read_dir(&folder)
+        .expect("reading workloads/")
+        .map(|entry| {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            let id = name.strip_suffix(".rs");
+            id.unwrap_or_else(|| panic!("workloads/{name}: workloads/ holds only <id>.rs files"))
+                .to_string()
+        })
+        .collect();
+    ids.sort();
+    // A raw identifier, so that an id that is a keyword (yield) names a module too.
+    let module = |id: &str| format!("r#{}", id.replace('-', "_"));
+    let mut registry = String::new();
+    for id in &ids {
+        let path = folder.join(format!("{id}.rs"));
+        writeln!(registry, "#[path = {:?}]\nmod {};", path.to_str().unwrap(), module(id)).unwrap();
+    }
+    registry.push_str("pub const REGISTRY: Registry = &[\n");
+    for id in &ids {
+        writeln!(registry, "    ({id:?}, {}::MECHANISMS),", module(id)).unwrap();
+    }
+    registry.push_str("];\n");
+    let written = Path::new(&env::var("OUT_DIR").unwrap()).join("workloads.rs");
+    fs::write(written, registry).expect("writing the registry");
+}
+
+/// The rustc, the profile and the crates, as environment variables the kit reads.
+fn record_versions() {
     println!("cargo:rerun-if-changed=Cargo.lock");
     let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let said = Command::new(&rustc)

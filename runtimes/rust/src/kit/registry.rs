@@ -1,6 +1,6 @@
 //! The registry: each workload file (workloads/<id>.rs) lists its
-//! mechanisms, by name, and src/workloads.rs lists the files, so that
-//! adding a workload touches its file and one line.
+//! mechanisms, by name, and build.rs lists the files (src/workloads.rs), so
+//! that adding a workload touches its file alone.
 use std::collections::BTreeMap;
 
 use super::Run;
