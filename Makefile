@@ -41,7 +41,7 @@ lint: setup
 	@$(VENV)/bin/ruff format -q --check src tests docs/template docs/tools
 	@if command -v python3 >/dev/null; then $(VENV)/bin/ruff check -q runtimes/python && $(VENV)/bin/ruff format -q --check runtimes/python; fi
 	@cd runtimes/haskell && hints=$$(hlint -XNoPatternSynonyms .) || { echo "$$hints"; exit 1; }
-	@for file in runtimes/ruby/*.rb runtimes/ruby/workloads/*.rb runtimes/ruby/test/*.rb; do ruby -wc $$file >/dev/null || exit 1; done
+	@for file in runtimes/ruby/*.rb runtimes/ruby/lib/*.rb runtimes/ruby/workloads/*.rb runtimes/ruby/test/*.rb; do ruby -wc $$file >/dev/null || exit 1; done
 	@if command -v go >/dev/null; then cd runtimes/go && unformatted=$$(gofmt -l .) && \
 		{ [ -z "$$unformatted" ] || { echo "gofmt: $$unformatted"; exit 1; }; } && GOTOOLCHAIN=local go vet ./...; fi
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo fmt --check && \

@@ -7,7 +7,7 @@
 #
 # counting: invoke's raw_fiber cell, mode=await, batch=100, gc off (a fiber
 # made, run to its end and awaited per operation: where the counting of
-# units weighs most), through the kit's own rate loop, as invocation.rb has
+# units weighs most), through the kit's own rate loop, as lib/invocation.rb has
 # it and with its body's counting taken out.
 # fork: spawn's process child with delay 0 (it writes 8 bytes to a pipe),
 # forked and reaped one at a time, by Kit.fork and by a bare Process.fork.
@@ -18,7 +18,7 @@ require_relative "workloads/invoke"
 def now = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
 def median(values) = values.sort[values.size / 2]
 
-# invocation.rb's raw_fiber in mode await, without the counting of units.
+# lib/invocation.rb's raw_fiber in mode await, without the counting of units.
 module Uncounted
   def self.raw_fiber(mode:, **)
     count = 0

@@ -46,7 +46,7 @@
 #                                it started, and the most alive at once), or
 #                                by the mechanism in locals of its own, with
 #                                #start's and #finish's instructions inlined
-#                                (a unit made per operation: invocation.rb).
+#                                (a unit made per operation: lib/invocation.rb).
 #   units.task { body }          a task run on a thread of a library's pool
 #                                that outlives the run (concurrent-ruby's
 #                                global pools, Celluloid's internal one): the
@@ -107,7 +107,7 @@ module Kit
 
   # COUNTING_COST, where counting units weighs most: invoke's raw_fiber cell
   # with mode=await (a fiber made, run to its end and awaited per operation,
-  # its counting inlined: invocation.rb), batch=100, seconds=1, gc=off, with
+  # its counting inlined: lib/invocation.rb), batch=100, seconds=1, gc=off, with
   # and without the counting in the unit's body, 21 alternating rounds in one
   # process (`ruby runtimes/ruby/costs.rb counting`): 3,990 ns an operation
   # without, 4,066 ns with, +76 ns (+1.9%), in wall and CPU time alike. The
@@ -470,9 +470,8 @@ module Kit
       end
       Dir[File.join(__dir__, "workloads", "*.rb")].sort.filter_map do |path|
         id = File.basename(path, ".rb")
-        require path
-        impl = Workloads.const_defined?(constant(id), false) && Workloads.const_get(constant(id), false)
-        [id, mechanisms(impl).sort] if impl && !mechanisms(impl).empty? # else a helper file
+        names = mechanisms(load_workload(id))
+        [id, names.sort] unless names.empty?
       end.to_h
     end
 

@@ -1,4 +1,4 @@
-require_relative "readiness"
+require_relative "../lib/readiness"
 
 module Workloads
   AwaitReadable = Readiness.new(:wait_readable, filled: true)

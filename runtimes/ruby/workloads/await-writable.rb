@@ -1,4 +1,4 @@
-require_relative "readiness"
+require_relative "../lib/readiness"
 
 module Workloads
   AwaitWritable = Readiness.new(:wait_writable, filled: false)

@@ -1,4 +1,4 @@
-require_relative "invocation"
+require_relative "../lib/invocation"
 
 module Workloads
   InvokeWaiting = Invocation.new(waits: true)

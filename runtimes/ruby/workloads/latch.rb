@@ -1,4 +1,4 @@
-require_relative "actors"
+require_relative "../lib/actors"
 
 module Workloads
   # `count` units, made at the start of a run, serve all its rounds. In each

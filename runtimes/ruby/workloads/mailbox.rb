@@ -1,5 +1,5 @@
-require_relative "actors"
-require_relative "stock_queue"
+require_relative "../lib/actors"
+require_relative "../lib/stock_queue"
 
 module Workloads
   # A sender unit sends 1..messages to a receiver unit's mailbox, which holds

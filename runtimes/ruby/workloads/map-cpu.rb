@@ -1,4 +1,4 @@
-require_relative "worker_modes"
+require_relative "../lib/worker_modes"
 
 module Workloads
   # Case i (0-based) computes (i + 1) * tarai(9, 4, 0), tarai making 55,229

@@ -1,4 +1,4 @@
-require_relative "worker_modes"
+require_relative "../lib/worker_modes"
 
 module Workloads
   # Each case reads the whole of one file of `file_size` bytes and appends as

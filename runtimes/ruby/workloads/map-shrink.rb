@@ -1,4 +1,4 @@
-require_relative "worker_modes"
+require_relative "../lib/worker_modes"
 
 module Workloads
   # The property x <= 100 over LCG integers in [-1,000,000, 1,000,000]. The

@@ -1,4 +1,4 @@
-require_relative "worker_modes"
+require_relative "../lib/worker_modes"
 
 module Workloads
   # Each case takes x in [-1,000,000, 1,000,000] from the LCG and computes

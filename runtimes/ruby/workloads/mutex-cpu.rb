@@ -1,4 +1,4 @@
-require_relative "locks"
+require_relative "../lib/locks"
 
 module Workloads
   # Per group one lock and one counter; each of `workers` units, `iterations`

@@ -1,4 +1,4 @@
-require_relative "locks"
+require_relative "../lib/locks"
 
 module Workloads
   # Per group one lock, one file and the file's end, shared by its units;

@@ -1,4 +1,4 @@
-require_relative "stream"
+require_relative "../lib/stream"
 
 module Workloads
   Pipe = Stream.new(:close) { IO.pipe }

@@ -1,4 +1,4 @@
-require_relative "actors"
+require_relative "../lib/actors"
 
 module Workloads
   # A pool of `pool_size` workers serves `jobs` jobs: job j looks up key

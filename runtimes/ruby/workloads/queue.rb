@@ -1,4 +1,4 @@
-require_relative "stock_queue"
+require_relative "../lib/stock_queue"
 
 module Workloads
   # Per group one queue, holding at most `capacity` items (0: no bound):

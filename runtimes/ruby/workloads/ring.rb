@@ -1,4 +1,4 @@
-require_relative "actors"
+require_relative "../lib/actors"
 
 module Workloads
   # `nodes` units in a ring, each knowing the next. The first starts a token

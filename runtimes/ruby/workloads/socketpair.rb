@@ -1,5 +1,5 @@
 require "socket"
-require_relative "stream"
+require_relative "../lib/stream"
 
 module Workloads
   # close_write on a socket is shutdown(SHUT_WR); the socket is closed after it.

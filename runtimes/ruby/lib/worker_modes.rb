@@ -1,5 +1,5 @@
 require "etc"
-require_relative "../lcg"
+require_relative "lcg"
 
 module Workloads
   # map-trivial, map-cpu, map-io and map-shrink: Pbt's worker modes (seed 001),
