@@ -11,7 +11,7 @@ import subprocess
 import pytest
 from conftest import FIXTURES, assert_one_line_error, concbench
 
-from concbench import paths
+from concbench import paths, runtimes, workloads
 
 TEMPLATE = paths.PROJECT / "docs" / "template" / "template"
 
@@ -45,6 +45,23 @@ def test_a_runtime_from_outside_runs_beside_the_projects_own_and_records_its_ori
     assert f"- runtime mine: from {origin}" in markdown
     listed = concbench("list", "--runtimes", mine["folder"]).stdout  # a runtime's own folder works too
     assert "mine/thread" in listed and "ruby/thread" in listed  # added, not replacing
+
+
+def test_a_runtime_named_by_the_environment_runs_its_smoke_cells_and_each_verifies(mine):
+    """What the smoke test checks of a runtime in the environment: every cell
+    its manifest and files promise runs at the smoke profile and verifies,
+    the others are n/a, and the run exits 0."""
+    env = {**_environ(), "CONCBENCH_RUNTIMES": str(mine["folder"].parent)}
+    done = concbench("run", "-r", "mine", "--profile", "smoke", "--db", mine["db"], env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = concbench("show", "--json", "--db", mine["db"], env=env).stdout.splitlines()
+    records = [json.loads(line) for line in shown]
+    rt = runtimes.load_all([mine["folder"]])["mine"]
+    promised = {(w, m) for w in workloads.load_all() for m in rt.manifest.mechanisms if not rt.na_reason(w, m)}
+    assert promised and {(r["workload"], r["mechanism"]) for r in records} == promised
+    for record in records:
+        assert record["runtime"] == "mine" and record["status"] == "ok", record
+        assert record["runs"][-1]["result"] == record["expected"]
 
 
 def test_the_environment_variables_add_folders_too(mine, tmp_path):
