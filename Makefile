@@ -18,8 +18,8 @@ BUDGET ?= 40m
 bench: setup
 	@$(CONCBENCH) run --budget $(BUDGET); status=$$?; $(CONCBENCH) report || exit $$?; exit $$status
 
-# The kits' own unit tests first (the Rust kit's: every workload file is in
-# its registry), then the harness's tests, which run every cell's smoke profile
+# The kits' own unit tests first (the Rust kit's: its LCG's draws, monoio's
+# yield), then the harness's tests, which run every cell's smoke profile
 # and start a throwaway PostgreSQL server (-rs: a skipped test says why).
 test: lint
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo test --release --quiet --locked --target-dir build; fi
