@@ -1,5 +1,5 @@
 """Read and write system calls per message of every pipe and socketpair row,
-for docs/results.md ("Read and write calls per message"): each kit run once,
+for docs/findings.md ("Read and write calls per message"): each kit run once,
 directly (no harness, no spawner), under `strace -f -c`, with the quick
 profile's parameters. Usage, from the project, once the runtimes are built:
 

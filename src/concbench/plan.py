@@ -43,7 +43,7 @@ MIN_RUN = 0.05  # long enough for a timer tick or a collection to average out, s
 # almost nothing, another trial (another process) a lot. Two runs of 37 cells
 # in 3 minutes each: 2 runs of 50 ms, 10 trials a cell at most, moved the rows'
 # ratios by 26.4% at p90; 1 run of 10 ms, up to 100 trials, by 10.5%
-# (docs/results.md, "How concbench measures on a noisy machine").
+# (docs/findings.md, "Measured: two runs of one commit, before and after").
 QUICK_MIN_RUN = 0.01
 TARGET = 0.03
 PROFILE_SETTINGS = {

@@ -1,5 +1,5 @@
 """The smallest idiomatic asyncio program for spawn's million-task cell
-(docs/results.md, "The million-task table's own cost"): start TASKS tasks
+(docs/findings.md, "The million-task table"): start TASKS tasks
 that each sleep DELAY_MS and return their index, await them all, print the
 sum. Usage: python3 spawn_asyncio.py TASKS DELAY_MS"""
 

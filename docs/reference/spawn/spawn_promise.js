@@ -1,5 +1,5 @@
 // The smallest idiomatic Node program for spawn's million-task cell
-// (docs/results.md, "The million-task table's own cost"): start TASKS async
+// (docs/findings.md, "The million-task table"): start TASKS async
 // functions that each sleep DELAY_MS and return their index, await them all,
 // print the sum. Usage: node spawn_promise.js TASKS DELAY_MS
 "use strict";

@@ -11,7 +11,7 @@ measured directly, with `compare`'s test: a two-sided Mann-Whitney U at
 p < 0.05 and the practical threshold. Two weaknesses of neighbour tests are
 answered here: a creep of small steps, each under the threshold, is never
 called, so the first and the last run are tested as well (the drift); and
-the test sees only the noise within runs, not drift between them (docs/results.md,
+the test sees only the noise within runs, not drift between them (docs/reading.md,
 "Comparing two runs"), so a step between two runs of one clean commit is
 marked as such: the code did not change, the machine did. The steps and
 drifts of one `history` are one family of tests, as the cells of one
