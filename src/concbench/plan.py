@@ -37,7 +37,9 @@ class Settings:
         return round(self.min_run * 1e9)
 
 
-MIN_RUN = 0.05  # long enough for a timer tick or a collection to average out, short enough for 175 cells
+# Long enough for a timer tick or a collection to average out, short enough
+# for every cell of standard and full (docs/usage.md, "Profiles", counts them).
+MIN_RUN = 0.05
 # The quick profile's trials are cheap and many: here runs inside one trial
 # differ by a cv of 2%, trials by 18-21%, so a second run or a longer one buys
 # almost nothing, another trial (another process) a lot. Two runs of 37 cells
@@ -205,7 +207,8 @@ class Plan:
 
 
 # The cells a selection may ask for, n/a ones included: each is at least a
-# trial to run, store and report. The catalogue's full profile asks for 1,575.
+# trial to run, store and report. The catalogue's full profile asks for a
+# third of it (docs/usage.md, "Profiles").
 MAX_CELLS = 5000
 
 
