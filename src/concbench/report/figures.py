@@ -1,12 +1,12 @@
 """What every format of a report (terminal, Markdown, HTML) says alike, as
 plain text for each to lay out and escape its own way: the figures (ratios,
 counts, shares, intervals, SI-scaled numbers, memory), the trials and
-skipped columns, the seeds' formats and the legend."""
+skipped columns, and the legend. Which figures make a table's columns is
+columns.py's."""
 
 import math
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import warmup
@@ -126,6 +126,13 @@ def rate_text(value: float) -> str:
     return number + prefix
 
 
+def reading(table: "Table") -> tuple[Callable[[float], str], str, str]:
+    """How a table's figure reads on the page: its text, its name and which way is better."""
+    if table.rate_format:
+        return rate_text, "operations per second", "higher is better"
+    return seconds_text, "real time", "lower is better"
+
+
 def megabytes_text(kb: float) -> str:
     """Memory in every format: kB as '13.6 MB'."""
     return f"{kb / 1024:.1f} MB"
@@ -136,47 +143,6 @@ def units_range(units: tuple[int, ...]) -> str:
     if not units:
         return "–"
     return f"{units[0]:,}" if len(units) == 1 else f"{units[0]:,}–{units[-1]:,}"
-
-
-# The seeds' formats: the figures each prints first, named, for every layer
-# of a report to lay out its own way (the terminal in the seed's columns,
-# Markdown as cells). Keyed by a table's rate_format.
-
-
-@dataclass(frozen=True)
-class SeedFormat:
-    headers: tuple[str, ...]
-    figures: Callable[["CellResult"], list[str]]
-    cv: bool = True  # False where the figures already show the coefficient of variation
-
-
-def _benchmark(cell: "CellResult") -> list[str]:
-    """Ruby's Benchmark, as the UringMachine seed prints it: user, system, total, real."""
-    return [f"{s.median:.6f}" for s in (cell.user, cell.system, cell.total, cell.real)]
-
-
-def _executions(cell: "CellResult") -> list[str]:
-    """Concurrently's "proc.call:   11048400 executions in 1.0000 seconds", then ops/s."""
-    sample = cell.median_sample
-    return [str(sample.ops), f"{sample.wall_ns / 1e9:.4f}", si(cell.rate.median)]
-
-
-def _ips(cell: "CellResult") -> list[str]:
-    """benchmark-ips, as the Pbt seed prints it: "39.273 (± 2.5%) i/s - 198.000 in 5.042910s"."""
-    rate, samples = cell.rate, cell.rated_samples
-    return [
-        si(rate.median),
-        cv_text(rate),
-        si(sum(s.ops for s in samples)),
-        f"{sum(s.wall_ns for s in samples) / 1e9:.6f}s",
-    ]
-
-
-SEED_FORMATS = {
-    None: SeedFormat(("user", "system", "total", "real"), _benchmark),
-    "executions": SeedFormat(("executions", "in seconds", "ops/s"), _executions),
-    "ips": SeedFormat(("i/s", "±", "count", "in"), _ips, cv=False),
-}
 
 
 # How to read a table: one legend, which the terminal prints under the

@@ -17,18 +17,16 @@ from ..records import TrialRecord
 from ..stats import Summary
 from . import charts
 from .aggregate import CellResult, Sweep, Table, sweeps
+from .columns import TRIALS, Column, page_columns
 from .diagnosis import Diagnosis
 from .document import RunReport
 from .figures import (
     LEGEND,
     failures_text,
-    interval_text,
     megabytes_text,
-    rate_text,
     ratio_text,
+    reading,
     seconds_text,
-    share_text,
-    units_range,
     verified_text,
 )
 from .machines import READING, MachinesReport, SideBySide
@@ -81,13 +79,6 @@ def _styles(rows: list[str]) -> dict[str, tuple[int, int]]:
 
 def _anchor(table: Table) -> str:
     return "t-" + _slug(table.label)
-
-
-def _what(table: Table) -> tuple[Callable[[float], str], str, str]:
-    """How a table's figure reads: its format, its name and which way is better."""
-    if table.rate_format:
-        return rate_text, "operations per second", "higher is better"
-    return seconds_text, "real time", "lower is better"
 
 
 # The page's parts
@@ -317,7 +308,7 @@ def _scaling(found: list[Sweep], styles: dict[str, tuple[int, int]]) -> str:
 
 def _sweep_figure(sweep: Sweep, styles: dict[str, tuple[int, int]]) -> str:
     """The sweep's time (or rate) over its parameter."""
-    text, what, better = _what(sweep.tables[0])
+    text, what, better = reading(sweep.tables[0])
     if any(t.delay for t in sweep.tables):  # the units sleep by design: plot what they cost, as the bars do
         what = f"overhead ({what} minus the delay every unit slept)"
     return _sweep_chart(sweep, styles, "time", what, text, better, lambda t, cell: t.figure(cell), _point)
@@ -468,116 +459,11 @@ def _on(machine_text: str) -> str:
     return f" {machine_text}" if machine_text else ""
 
 
-def _columns(table: Table) -> list[tuple[str, str, Callable[[CellResult], str]]]:
-    """The columns of a table's rows that have a figure: header, its tooltip, the cell's text."""
-    text, _, _ = _what(table)
-    figure = table.figure
-    columns = [
-        (
-            "ops/s" if table.rate_format else "real",
-            "the median over the timed runs of verified trials",
-            lambda c: text(figure(c).median),
-        ),
-        (
-            "95%\u00a0CI",
-            "the 95% confidence interval of the median; n<6: too few runs for one, the range stands in",
-            lambda c: f"{text(figure(c).ci[0])} – {text(figure(c).ci[1])}" if figure(c).ci else "n<6",
-        ),
-        (
-            "min",
-            "the fastest timed run" if not table.rate_format else "the slowest timed run",
-            lambda c: text(figure(c).min),
-        ),
-        (
-            "max",
-            "the slowest timed run" if not table.rate_format else "the fastest timed run",
-            lambda c: text(figure(c).max),
-        ),
-        (
-            "cv",
-            "coefficient of variation: standard deviation / mean",
-            lambda c: f"{figure(c).cv:.1%}" if figure(c).n > 1 else "–",
-        ),
-        (
-            "ratio",
-            "to the baseline: the median of the ratios of the row's trials to the baseline's trial that ran "
-            "nearest to each" + (" (above 1 is faster)" if table.rate_format else ""),
-            lambda c: ratio_text(table.ratio(c)) if table.ratio(c) is not None else "–",
-        ),
-        (
-            "ratio\u00a0CI",
-            "the 95% confidence interval of that median, relative to it; n<6: fewer than 6 pairs of trials",
-            lambda c: interval_text(table.ratio_summary(c)) if table.ratio_summary(c) else "–",
-        ),
-    ]
-    if table.delay:
-        columns.append(
-            (
-                "overhead",
-                f"real time minus the {seconds_text(table.delay)} every unit slept",
-                lambda c: seconds_text(table.overhead(c)),
-            )
-        )
-    columns += [
-        ("user", "median CPU time in user mode", lambda c: seconds_text(c.user.median)),
-        ("system", "median CPU time in the kernel", lambda c: seconds_text(c.system.median)),
-        (
-            "memory",
-            "median peak RSS of a trial process; * the whole process tree",
-            lambda c: megabytes_text(c.memory_kb.median) + ("*" if c.memory_is_tree else "") if c.memory_kb else "–",
-        ),
-        (
-            "net",
-            "memory minus its kit's floor: the peak RSS of the runtime's kit answering a request to do nothing",
-            lambda c: (
-                megabytes_text(c.memory_kb.median - table.floor_kb(c)) if c.memory_kb and table.floor_kb(c) else "–"
-            ),
-        ),
-        (
-            "units",
-            "threads, fibers, processes... started per run" + (" (the median run)" if table.rate_format else ""),
-            lambda c: units_range(table.units_and_live(c)[0]),
-        ),
-        (
-            "live",
-            "the most units alive at once" + (" (the median run)" if table.rate_format else ""),
-            lambda c: units_range(table.units_and_live(c)[1]),
-        ),
-        *(
-            (
-                name,
-                f"the share of its {table.spec.evidence[name].of} events that went the concurrent way: "
-                f"{table.spec.evidence[name].share}; ?: not observable",
-                lambda c, name=name: share_text(table.observed_by_name(c).get(name)),
-            )
-            for name in table.evidence_names
-        ),
-        (
-            "switches",
-            "context switches per trial process (wait4, medians): voluntary (waits) / involuntary (preemptions)",
-            _switches,
-        ),
-        (
-            "warm-up (discarded)",
-            "median real time of the warm-up runs: measured and verified, never counted",
-            lambda c: seconds_text(c.warmup_real.median) if c.warmup_real else "–",
-        ),
-    ]
-    return columns
-
-
-def _switches(cell: CellResult) -> str:
-    if cell.switches is None:
-        return "–"
-    voluntary, involuntary = cell.switches
-    return f"{voluntary.median:,.0f} / {involuntary.median:,.0f}"
-
-
 def _rows_table(table: Table) -> str:
     if not table.rows:
         return ""
-    columns = _columns(table)
-    head = "".join(f'<th class="num" title="{_e(tip)}">{_e(name)}</th>' for name, tip, _ in columns)
+    columns = page_columns(table)
+    head = "".join(f'<th class="num" title="{_e(c.tip)}">{_e(c.header)}</th>' for c in columns)
     body = []
     starts = _group_starts(table.rows)
     for i, cell in enumerate(table.rows):
@@ -589,7 +475,7 @@ def _rows_table(table: Table) -> str:
         )
         tag += "".join(f'<span class="tag mark" title="{_e(m.seen)}">{_e(m.word)}</span>' for m in table.marks(cell))
         figures = (
-            "".join(f'<td class="num">{_e(value(cell))}</td>' for _, _, value in columns)
+            "".join(f'<td class="num">{_e(_figure(column, cell))}</td>' for column in columns)
             if table.figure(cell)
             else f'<td class="none" colspan="{len(columns)}">no verified trial</td>'
         )
@@ -599,9 +485,17 @@ def _rows_table(table: Table) -> str:
         )
     return (
         f'<div class="scroll"><table class="rows"><thead><tr><th>mechanism</th>{head}'
-        '<th class="num" title="verified / run">trials</th></tr></thead>'
+        f'<th class="num" title="{_e(TRIALS.tip)}">{_e(TRIALS.header)}</th></tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
     )
+
+
+def _figure(column: Column, cell: CellResult) -> str:
+    """A column's text on the page, which has room for every digit."""
+    text = (column.page or column.text)(cell)
+    if text is None:
+        return "–"
+    return text + (column.mark(cell) if column.mark else "")
 
 
 def _group_starts(rows) -> set[int]:
@@ -654,7 +548,7 @@ def _charts(table: Table) -> str:
 
 
 def _time_chart(table: Table, rows: list[CellResult]) -> str:
-    text, what, better = _what(table)
+    text, what, better = reading(table)
     shift = table.delay if not table.rate_format else 0.0  # the overhead, as the seed charts it
     summaries = [table.figure(r) for r in rows]
     bars = [

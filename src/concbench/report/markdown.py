@@ -15,20 +15,9 @@ from textwrap import dedent
 from ..display import printable
 from ..store import RunInfo
 from .aggregate import CellResult, Table
+from .columns import SEEDS, TRIALS, Column, seed_columns
 from .document import RunReport
-from .figures import (
-    LEGEND,
-    SEED_FORMATS,
-    SeedFormat,
-    cv_text,
-    interval_text,
-    megabytes_text,
-    ratio_text,
-    share_text,
-    skipped_text,
-    trials_text,
-    units_text,
-)
+from .figures import LEGEND, ratio_text, skipped_text
 from .machines import READING, MachinesReport, SideBySide
 from .terminal import failure_lines
 
@@ -83,49 +72,28 @@ def _heading(table: Table) -> str:
 
 def _grid(table: Table) -> str:
     """The Markdown table: the baseline marked, then the cells that did not run, with why."""
-    layout = SEED_FORMATS[table.rate_format]
-    headers = [
-        "mechanism",
-        *layout.headers,
-        *(["overhead"] if table.delay else []),
-        "ratio",
-        "95% CI",
-        *(["cv"] if layout.cv else []),
-        "memory",
-        "units",
-        "live",
-        *map(_cell, table.evidence_names),
-        "trials",
-    ]
-    rows = [_row(headers), _row([":---"] + ["---:"] * (len(headers) - 1))]
+    seed = SEEDS[table.rate_format]
+    columns = [column for column in seed_columns(table) if not column.blank]
+    headers = ["mechanism", *seed.headers, *(column.header for column in columns), TRIALS.header]
+    rows = [_row(list(map(_cell, headers))), _row([":---"] + ["---:"] * (len(headers) - 1))]
     for cell in table.rows:
         label = _cell(cell.key.row) + (" (baseline)" if cell is table.baseline else "")
         if table.figure(cell) is None:
-            rows.append(_row([label, "no verified trial", *[""] * (len(headers) - 3), trials_text(cell)]))
+            rows.append(_row([label, "no verified trial", *[""] * (len(headers) - 3), TRIALS.text(cell)]))
         else:
-            rows.append(_row([label, *layout.figures(cell), *_tail(table, cell, layout)]))
+            marks = ", ".join(m.word for m in table.marks(cell))
+            trials = TRIALS.text(cell) + (f" **{_cell(marks)}**" if marks else "")
+            rows.append(_row([label, *seed.figures(cell), *(_figure(column, cell) for column in columns), trials]))
     rows += [_row([_cell(names), _cell(why), *[""] * (len(headers) - 2)]) for why, names in skipped_text(table).items()]
     return "\n".join(rows)
 
 
-def _tail(table: Table, cell: CellResult, layout: SeedFormat) -> list[str]:
-    """The columns after the seed's: overhead, ratio, interval, cv, memory, units, trials."""
-    figure = table.figure(cell)
-    ratio = table.ratio(cell)
-    units, live = table.units_and_live(cell)
-    shares = table.observed_by_name(cell)
-    marks = ", ".join(m.word for m in table.marks(cell))
-    return [
-        *([f"{table.overhead(cell):.6f}"] if table.delay else []),
-        ratio_text(ratio) if ratio is not None else "-",
-        interval_text(table.interval(cell)),
-        *([cv_text(figure)] if layout.cv else []),
-        _memory(cell),
-        units_text(units),
-        units_text(live),
-        *(share_text(shares.get(name)) for name in table.evidence_names),
-        trials_text(cell) + (f" **{_cell(marks)}**" if marks else ""),
-    ]
+def _figure(column: Column, cell: CellResult) -> str:
+    """A column's text, its mark escaped: a bare * may open emphasis."""
+    text = column.text(cell)
+    if text is None:
+        return "-"
+    return text + (column.mark(cell).replace("*", "\\*") if column.mark else "")
 
 
 def render_machines(found: MachinesReport) -> str:
@@ -155,13 +123,6 @@ def _ratio_cell(side: SideBySide, machine: str, row: str) -> str:
         return "failed"
     ratio = table.ratio(cell)
     return ratio_text(ratio) if ratio is not None else "-"
-
-
-def _memory(cell: CellResult) -> str:
-    if cell.memory_kb is None:
-        return "-"
-    tree = "\\*" if cell.memory_is_tree else ""  # escaped: a bare * may open emphasis
-    return megabytes_text(cell.memory_kb.median) + tree
 
 
 def _row(cells: list[str]) -> str:

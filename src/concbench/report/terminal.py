@@ -6,9 +6,6 @@ Every line is a rich Text, which is never read as markup; text from a run
 (names, titles, reasons, details, stderr, the environment) goes through
 printable, so that it cannot move the cursor or clear the screen either."""
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from rich.text import Text
 
 from .. import environment
@@ -17,19 +14,14 @@ from ..protocol import Status
 from ..stats import Summary
 from ..store import RunInfo
 from .aggregate import CellResult, Table
+from .columns import SEEDS, TRIALS, Column, seed_columns
 from .comparison import ALPHA, CORRECTION, Change, Verdict
 from .figures import (
-    SEED_FORMATS,
-    cv_text,
     failures_text,
-    interval_text,
-    megabytes_text,
     ratio_text,
     relative_text,
-    share_text,
     si,
     skipped_text,
-    units_text,
     verified_text,
 )
 from .history import History, Point
@@ -54,32 +46,31 @@ def _heading(table: Table) -> str:
 
 def render(table: Table) -> list[Text]:
     width = max([len(printable(r.key.row)) for r in table.rows] + [len(printable(s.row)) for s in table.skipped] + [12])
-    layout = LAYOUTS[table.rate_format]
-    header = layout.header(width) + ("   overhead" if table.delay else "")
-    evidence = "".join(f" {printable(name):>{_evidence_width(name)}}" for name in table.evidence_names)
+    seed, columns = SEEDS[table.rate_format], seed_columns(table)
+    heads = [_head(column) for column in columns]
     lines = [
         Text(_heading(table), style="bold"),
-        Text(header + "     ratio" + _SPREAD_HEADER + _TAIL_HEADER.format(evidence=evidence), style="dim"),
+        Text(seed.head(width) + "".join(heads) + "  " + TRIALS.header, style="dim"),
     ]
+    # A row without a figure says so where the ratio would stand.
+    figures_width = len(seed.head(width) + "".join(heads[: [c.header for c in columns].index("ratio")]))
     for cell in table.rows:
-        label = layout.label(printable(cell.key.row), width)
+        label = seed.label(printable(cell.key.row), width)
         if table.figure(cell) is None:
             lines.append(
                 Text.assemble(
-                    label, " " * (len(header) - len(label)), ("no verified trial", "red"), "  ", check_text(cell)
+                    label, " " * (figures_width - len(label)), ("no verified trial", "red"), "  ", check_text(cell)
                 )
             )
         else:
-            spread = _spread(table.interval(cell), table.figure(cell), with_cv=SEED_FORMATS[table.rate_format].cv)
-            overhead = f" {table.overhead(cell):10.6f}" if table.delay else ""
             lines.append(
                 Text.assemble(
                     label,
-                    layout.figures(cell, table.rate_format),
-                    overhead,
-                    _ratio(table.ratio(cell)),
-                    spread,
-                    _tail(table, cell),
+                    seed.line(seed.figures(cell)),
+                    *(_place(column, cell) for column in columns),
+                    "  ",
+                    check_text(cell),
+                    _marks(table, cell),
                 )
             )
     lines += _skipped_lines(table, width)
@@ -155,71 +146,32 @@ def _unsettled_lines(table: Table) -> list[Text]:
     return [Text(printable(f"not settled, {len(pairs)} pairs whose intervals overlap: {named}"), style="yellow")]
 
 
-@dataclass(frozen=True)
-class Layout:
-    """A seed's format in the terminal: the header over its figures, the row
-    label, and its figures (figures.SEED_FORMATS) in the seed's own columns."""
-
-    header: Callable[[int], str]
-    label: Callable[[str, int], str]
-    columns: Callable[[list[str]], str]
-
-    def figures(self, cell: CellResult, rate_format: str | None) -> str:
-        return self.columns(SEED_FORMATS[rate_format].figures(cell))
+def _width(column: Column) -> int:
+    """A column's width in the terminal: its own, or its header's where that is wider."""
+    return max(column.fixed.width, len(printable(column.header)))
 
 
-def _ips_columns(rate: str, cv: str, count: str, seconds: str) -> str:
-    spread = f"(± {cv:>5})" if cv != "-" else "(     - )"
-    return f" {rate:>10} {spread} i/s - {count:>10} in {seconds:>12}"
+def _head(column: Column) -> str:
+    fixed = column.fixed
+    return f"{printable(column.header):>{fixed.head or fixed.gap + _width(column)}}"
 
 
-LAYOUTS = {
-    None: Layout(
-        lambda w: f"{'':<{w}}       user     system      total        real",
-        lambda row, w: f"{row:<{w}}",
-        lambda f: f" {f[0]:>10} {f[1]:>10} {f[2]:>10} ({f[3]:>10})",
-    ),
-    "executions": Layout(
-        lambda w: f"{'':<{w + 1}}{'':>42}{'ops/s':>11}",
-        lambda row, w: f"{row + ':':<{w + 1}}",
-        lambda f: f" {f[0]:>12} executions in {f[1]} seconds {f[2]:>10}",
-    ),
-    "ips": Layout(lambda w: f"{'':<{w}}{'':>56}", lambda row, w: f"{row:>{w}}", lambda f: _ips_columns(*f)),
-}
+def _place(column: Column, cell: CellResult) -> str:
+    """The column's text in its place in the line; blank where the row shows it elsewhere."""
+    fixed = column.fixed
+    text = "" if column.blank else column.text(cell)
+    gap = fixed.lacking_gap if text is None and fixed.lacking_gap is not None else fixed.gap
+    mark = (column.mark(cell) or " ") if column.mark else ""
+    return " " * gap + f"{printable('-' if text is None else text):>{_width(column)}}" + mark
 
 
-_TAIL_HEADER = "     memory      units     live{evidence}  trials"
-
-
-_SPREAD_HEADER = "       95% CI      cv"
-
-
-def _spread(interval: Summary, figure: Summary, with_cv: bool) -> str:
-    return f" {interval_text(interval):>13} {cv_text(figure) if with_cv else '':>7}"
+def _marks(table: Table, cell: CellResult) -> tuple[str, str] | str:
+    marks = table.marks(cell)
+    return (printable("  " + ", ".join(m.word for m in marks)), "bold yellow") if marks else ""
 
 
 def _ratio(ratio: float | None) -> str:
     return f"{ratio_text(ratio):>10}" if ratio is not None else f"{'-':>10}"
-
-
-def _tail(table: Table, cell: CellResult) -> Text:
-    memory = cell.memory_kb
-    units, live = table.units_and_live(cell)
-    shares = table.observed_by_name(cell)
-    marks = table.marks(cell)
-    return Text.assemble(
-        f"  {megabytes_text(memory.median):>10}" if memory else "          -",
-        "*" if cell.memory_is_tree else " ",
-        f" {units_text(units):>9} {units_text(live):>8}",
-        *(f" {share_text(shares.get(name)):>{_evidence_width(name)}}" for name in table.evidence_names),
-        "  ",
-        check_text(cell),
-        (printable("  " + ", ".join(m.word for m in marks)), "bold yellow") if marks else "",
-    )
-
-
-def _evidence_width(name: str) -> int:
-    return max(len(printable(name)), 8)
 
 
 def check_text(cell: CellResult) -> Text:

@@ -1,0 +1,284 @@
+"""The columns of a result table, each defined once: its header, its tooltip
+on the HTML page, its text for a cell, and the tables it is in.
+
+Two kinds of table show them. The terminal and Markdown print a seed's
+table: the row, the figures of the report the workload comes from (SEEDS),
+then seed_columns. The HTML page, with room for every digit and a tooltip
+on each header, shows page_columns. Every table ends with the trials, which
+each format marks its own way. A text of None is a figure the cell lacks:
+"-" in plain text, "–" on the page. Where the formats differ on purpose, a
+column says so: `page` is its text on the page, `fixed` its place in the
+terminal's fixed-width line."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from .aggregate import CellResult, Table
+from .figures import (
+    cv_text,
+    interval_text,
+    megabytes_text,
+    ratio_text,
+    reading,
+    seconds_text,
+    share_text,
+    si,
+    trials_text,
+    units_range,
+    units_text,
+)
+
+Text = Callable[[CellResult], str | None]
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """A column's place in the terminal's line: gap spaces, then its text
+    right-aligned in width (or its header's, if wider), under its header
+    right-aligned in head (gap + width unless given: a few headers stand a
+    character or two off their column, as they always have)."""
+
+    width: int
+    gap: int = 1
+    head: int | None = None
+    lacking_gap: int | None = None  # memory's "-" stands one character left of its figures
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of one table: text, page and mark take a row's cell."""
+
+    header: str
+    text: Text
+    tip: str = ""
+    page: Text | None = None  # its text on the HTML page, where it differs
+    mark: Callable[[CellResult], str] | None = None  # a sign after the text, the terminal's in a place of its own
+    fixed: Fixed = Fixed(8)
+    blank: bool = False  # the row shows it elsewhere: the terminal keeps its place empty, Markdown leaves it out
+
+
+def seed_columns(table: Table) -> list[Column]:
+    """What the terminal and Markdown print after a seed's figures."""
+    return [
+        *_overhead(table),
+        _ratio(table),
+        Column("95% CI", lambda c: interval_text(table.interval(c)), fixed=Fixed(13, head=13)),
+        replace(_cv(table), blank=not SEEDS[table.rate_format].cv),
+        _memory(table),
+        _units(table),
+        _live(table),
+        *_evidence(table),
+    ]
+
+
+def page_columns(table: Table) -> list[Column]:
+    """What the HTML page shows of a row with a figure."""
+    (text, _, _), figure = reading(table), table.figure
+    slowest, fastest = "the slowest timed run", "the fastest timed run"
+    return [
+        Column(
+            "ops/s" if table.rate_format else "real",
+            lambda c: text(figure(c).median),
+            "the median over the timed runs of verified trials",
+        ),
+        Column(
+            "95%\u00a0CI",
+            lambda c: f"{text(figure(c).ci[0])} – {text(figure(c).ci[1])}" if figure(c).ci else "n<6",
+            "the 95% confidence interval of the median; n<6: too few runs for one, the range stands in",
+        ),
+        Column("min", lambda c: text(figure(c).min), slowest if table.rate_format else fastest),
+        Column("max", lambda c: text(figure(c).max), fastest if table.rate_format else slowest),
+        _cv(table),
+        _ratio(table),
+        Column(
+            "ratio\u00a0CI",
+            lambda c: _given(interval_text, table.ratio_summary(c)),
+            "the 95% confidence interval of that median, relative to it; n<6: fewer than 6 pairs of trials",
+        ),
+        *_overhead(table),
+        Column("user", lambda c: seconds_text(c.user.median), "median CPU time in user mode"),
+        Column("system", lambda c: seconds_text(c.system.median), "median CPU time in the kernel"),
+        _memory(table),
+        Column(
+            "net",
+            lambda c: (
+                megabytes_text(c.memory_kb.median - table.floor_kb(c)) if c.memory_kb and table.floor_kb(c) else None
+            ),
+            "memory minus its kit's floor: the peak RSS of the runtime's kit answering a request to do nothing",
+        ),
+        _units(table),
+        _live(table),
+        *_evidence(table),
+        Column(
+            "switches",
+            _switches,
+            "context switches per trial process (wait4, medians): voluntary (waits) / involuntary (preemptions)",
+        ),
+        Column(
+            "warm-up (discarded)",
+            lambda c: seconds_text(c.warmup_real.median) if c.warmup_real else None,
+            "median real time of the warm-up runs: measured and verified, never counted",
+        ),
+    ]
+
+
+# The last column of every table.
+TRIALS = Column("trials", trials_text, "verified / run")
+
+
+def _overhead(table: Table) -> list[Column]:
+    """Only in tables of workloads whose units sleep by design."""
+    if not table.delay:
+        return []
+    return [
+        Column(
+            "overhead",
+            lambda c: f"{table.overhead(c):.6f}",
+            f"real time minus the {seconds_text(table.delay)} every unit slept",
+            page=lambda c: seconds_text(table.overhead(c)),
+            fixed=Fixed(10),
+        )
+    ]
+
+
+def _ratio(table: Table) -> Column:
+    return Column(
+        "ratio",
+        lambda c: _given(ratio_text, table.ratio(c)),
+        "to the baseline: the median of the ratios of the row's trials to the baseline's trial that ran "
+        "nearest to each" + (" (above 1 is faster)" if table.rate_format else ""),
+        fixed=Fixed(10, gap=0),
+    )
+
+
+def _cv(table: Table) -> Column:
+    return Column(
+        "cv",
+        lambda c: cv_text(table.figure(c)) if table.figure(c).n > 1 else None,
+        "coefficient of variation: standard deviation / mean",
+        fixed=Fixed(7),
+    )
+
+
+def _memory(table: Table) -> Column:
+    return Column(
+        "memory",
+        lambda c: megabytes_text(c.memory_kb.median) if c.memory_kb else None,
+        "median peak RSS of a trial process; * the whole process tree",
+        mark=lambda c: "*" if c.memory_is_tree else "",
+        fixed=Fixed(10, gap=2, head=11, lacking_gap=1),
+    )
+
+
+def _units(table: Table) -> Column:
+    """Units in the narrow columns of plain text (27.2k-38.3k); every digit on the page."""
+    median_run = " (the median run)" if table.rate_format else ""
+    return Column(
+        "units",
+        lambda c: units_text(table.units_and_live(c)[0]),
+        "threads, fibers, processes... started per run" + median_run,
+        page=lambda c: units_range(table.units_and_live(c)[0]),
+        fixed=Fixed(9, head=11),
+    )
+
+
+def _live(table: Table) -> Column:
+    median_run = " (the median run)" if table.rate_format else ""
+    return Column(
+        "live",
+        lambda c: units_text(table.units_and_live(c)[1]),
+        "the most units alive at once" + median_run,
+        page=lambda c: units_range(table.units_and_live(c)[1]),
+    )
+
+
+def _evidence(table: Table) -> list[Column]:
+    """A column per kind of event the workload observes (contended, blocked...)."""
+    return [
+        Column(
+            name,
+            lambda c, name=name: share_text(table.observed_by_name(c).get(name)),
+            f"the share of its {table.spec.evidence[name].of} events that went the concurrent way: "
+            f"{table.spec.evidence[name].share}; ?: not observable",
+        )
+        for name in table.evidence_names
+    ]
+
+
+def _switches(cell: CellResult) -> str | None:
+    if cell.switches is None:
+        return None
+    voluntary, involuntary = cell.switches
+    return f"{voluntary.median:,.0f} / {involuntary.median:,.0f}"
+
+
+def _given(text: Callable, value) -> str | None:
+    """text of value, None for none (no ratio without a baseline figure)."""
+    return text(value) if value is not None else None
+
+
+# The seeds' formats: the figures each prints first, named (Markdown's
+# headers), and its own line in the terminal. Keyed by a table's rate_format.
+
+
+@dataclass(frozen=True)
+class Seed:
+    headers: tuple[str, ...]
+    figures: Callable[[CellResult], list[str]]
+    head: Callable[[int], str]  # the terminal's header over the figures, for labels of a width
+    label: Callable[[str, int], str]  # the row's name in the terminal
+    line: Callable[[list[str]], str]  # the figures in the terminal
+    cv: bool = True  # False where the figures already show the coefficient of variation
+
+
+def _benchmark(cell: CellResult) -> list[str]:
+    """Ruby's Benchmark, as the UringMachine seed prints it: user, system, total, real."""
+    return [f"{s.median:.6f}" for s in (cell.user, cell.system, cell.total, cell.real)]
+
+
+def _executions(cell: CellResult) -> list[str]:
+    """Concurrently's "proc.call:   11048400 executions in 1.0000 seconds", then ops/s."""
+    sample = cell.median_sample
+    return [str(sample.ops), f"{sample.wall_ns / 1e9:.4f}", si(cell.rate.median)]
+
+
+def _ips(cell: CellResult) -> list[str]:
+    """benchmark-ips, as the Pbt seed prints it: "39.273 (± 2.5%) i/s - 198.000 in 5.042910s"."""
+    rate, samples = cell.rate, cell.rated_samples
+    return [
+        si(rate.median),
+        cv_text(rate),
+        si(sum(s.ops for s in samples)),
+        f"{sum(s.wall_ns for s in samples) / 1e9:.6f}s",
+    ]
+
+
+def _ips_line(rate: str, cv: str, count: str, seconds: str) -> str:
+    spread = f"(± {cv:>5})" if cv != "-" else "(     - )"
+    return f" {rate:>10} {spread} i/s - {count:>10} in {seconds:>12}"
+
+
+SEEDS = {
+    None: Seed(
+        ("user", "system", "total", "real"),
+        _benchmark,
+        lambda w: f"{'':<{w}}       user     system      total        real",
+        lambda row, w: f"{row:<{w}}",
+        lambda f: f" {f[0]:>10} {f[1]:>10} {f[2]:>10} ({f[3]:>10})",
+    ),
+    "executions": Seed(
+        ("executions", "in seconds", "ops/s"),
+        _executions,
+        lambda w: f"{'':<{w + 1}}{'':>42}{'ops/s':>11}",
+        lambda row, w: f"{row + ':':<{w + 1}}",
+        lambda f: f" {f[0]:>12} executions in {f[1]} seconds {f[2]:>10}",
+    ),
+    "ips": Seed(
+        ("i/s", "±", "count", "in"),
+        _ips,
+        lambda w: f"{'':<{w}}{'':>56}",
+        lambda row, w: f"{row:>{w}}",
+        lambda f: _ips_line(*f),
+        cv=False,
+    ),
+}
