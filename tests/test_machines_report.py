@@ -154,7 +154,7 @@ def test_a_run_drained_by_two_machines_shows_each_cell_once_per_machine(fake_env
 NAME = HOSTILE + " | a"
 
 
-def _hostile_side_by_side() -> MachinesReport:
+def hostile_side_by_side() -> MachinesReport:
     """Two machines' tables whose every name is hostile: the renderers must escape what
     the command line and the manifests would refuse."""
     trials = [
@@ -179,7 +179,7 @@ def _hostile_side_by_side() -> MachinesReport:
 
 
 def test_the_machines_html_and_markdown_escape_every_name():
-    page = html.render_machines(_hostile_side_by_side())
+    page = html.render_machines(hostile_side_by_side())
     root = ET.fromstring(page.split("\n", 1)[1])  # well-formed: nothing broke out of its place
     assert "<script" not in page and NAME in text(root)
     labels = [t.text for t in root.iter("text")]
@@ -188,7 +188,7 @@ def test_the_machines_html_and_markdown_escape_every_name():
     ids = {e.get("id") for e in root.iter() if e.get("id")}
     assert links == {"#machines"} <= {f"#{i}" for i in ids}
 
-    written = markdown.render_machines(_hostile_side_by_side())
+    written = markdown.render_machines(hostile_side_by_side())
     assert "<script" not in written
     (rows,) = tables(written).values()
     assert len({len(row) for row in rows}) == 1 and len(rows) == 4  # no row broken by a | in a name

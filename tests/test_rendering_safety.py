@@ -1,7 +1,9 @@
 """Nothing a runtime prints, nor a manifest or a spec says, is read as markup
 anywhere a run is shown: rich markup and terminal codes on the terminal,
-HTML in Markdown, formulas in CSV. Where possible through the command line,
-with the fake runtime's `says` mechanism saying what each test wants."""
+HTML in Markdown, formulas in CSV; and every registered format, run report
+and machines side by side, is read as its readers read it. Where possible
+through the command line, with the fake runtime's `says` mechanism saying
+what each test wants."""
 
 import csv
 import io
@@ -16,9 +18,10 @@ from types import SimpleNamespace
 import pytest
 from conftest import FIXTURES, concbench
 from rich.console import Console
+from test_machines_report import hostile_side_by_side
 
 from concbench.progress import ProgressDisplay
-from concbench.report import document, export, markdown, terminal
+from concbench.report import document, export, formats, markdown, terminal
 from concbench.store import open_store
 
 LOUD = "[/] and [bold red]x and \x1b[2J"  # rich markup, then the terminal's clear-screen
@@ -250,3 +253,48 @@ def test_html_in_the_environment_is_escaped_in_markdown(hostile, monkeypatch):
     assert f"- {ESCAPED_SCRIPT}: {ESCAPED_IMAGE}" in text
     assert f"{ESCAPED_SCRIPT} profile, started {ESCAPED_SCRIPT}, {ESCAPED_IMAGE}." in text
     assert f"Produced by concbench {ESCAPED_IMAGE} from run 1" in text
+
+
+# Every registered format
+
+
+def html_has_no_markup_from_the_run(page: str) -> None:
+    assert "<script" not in page and "<img" not in page  # the page has neither of its own
+
+
+def markdown_has_no_html_nor_terminal_codes(text: str) -> None:
+    assert_no_html(text)
+    assert "\x1b" not in text  # a `cat` of the file must not run it
+
+
+def csv_has_no_formula(text: str) -> None:
+    for row in csv.reader(io.StringIO(text)):
+        for cell in row:
+            assert not re.match(r"[=@\t\r]|[+-](?![\d.]+$)", cell), cell
+
+
+# How each format is read, and what must never be read in it.
+READ_SAFELY = {
+    "html": html_has_no_markup_from_the_run,
+    "md": markdown_has_no_html_nor_terminal_codes,
+    "csv": csv_has_no_formula,
+    "json": json.loads,
+}
+
+
+def test_every_format_says_how_it_is_read_safely():
+    assert set(READ_SAFELY) == set(formats.FORMATS)
+
+
+@pytest.mark.parametrize("name", list(formats.FORMATS))
+def test_a_hostile_run_is_text_in_every_format(hostile, monkeypatch, name):
+    text = formats.FORMATS[name].run(stored(hostile["env"], monkeypatch))
+    assert "alert(1)" in text  # the hostile text is there, to be read safely
+    READ_SAFELY[name](text)
+
+
+@pytest.mark.parametrize("name", [name for name, found in formats.FORMATS.items() if found.machines])
+def test_hostile_machines_side_by_side_are_text_in_every_format(name):
+    text = formats.FORMATS[name].machines(hostile_side_by_side())
+    assert "alert(1)" in text
+    READ_SAFELY[name](text)
