@@ -17,10 +17,9 @@ from test_history import paced_run
 from test_html_report import HOSTILE, classed, text
 
 from concbench.protocol import Status
-from concbench.records import CellKey, Sample, TrialRecord
+from concbench.records import CellKey, RunInfo, Sample, TrialRecord
 from concbench.report import aggregate, html, markdown
 from concbench.report.machines import MachineRun, MachinesReport, SideBySide
-from concbench.store import RunInfo
 
 
 def on(env, machine):

@@ -1,9 +1,22 @@
-"""What a finished trial is, as the runner makes it, the store keeps it and
-the reports read it."""
+"""What a stored run and a finished trial are, as the runner makes them, the
+store keeps them and the reports read them."""
 
 from dataclasses import dataclass, field
 
 from .protocol import Status
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """A stored run: what was asked, on which machine, and how far it got."""
+
+    id: int
+    started: str
+    finished: str | None
+    state: str  # running | complete | interrupted | planned
+    request: dict
+    environment: dict
+    uuid: str | None = None
 
 
 @dataclass(frozen=True)

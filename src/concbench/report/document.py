@@ -7,9 +7,9 @@ from .. import environment, noise, workloads
 from ..errors import UserError
 from ..plan import Selection
 from ..protocol import Status
-from ..records import CellKey, TrialRecord, row_parts
+from ..records import CellKey, RunInfo, TrialRecord, row_parts
 from ..selection import CellFilter
-from ..store import RunInfo, Store
+from ..store import Store
 from . import aggregate, diagnosis, stability
 from .figures import megabytes_text
 

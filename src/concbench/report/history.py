@@ -25,10 +25,10 @@ from dataclasses import dataclass, replace
 
 from .. import environment
 from ..errors import UserError
-from ..records import TrialRecord
+from ..records import RunInfo, TrialRecord
 from ..selection import CellFilter
 from ..stats import Summary, benjamini_hochberg
-from ..store import RunInfo, Store
+from ..store import Store
 from ..workloads import Workload
 from .aggregate import CellResult, Table, tables
 from .comparison import Change, Verdict

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from .. import environment
 from ..errors import UserError
-from ..records import TrialRecord
+from ..records import RunInfo, TrialRecord
 from ..selection import CellFilter
-from ..store import RunInfo, Store
+from ..store import Store
 from . import aggregate
 from .aggregate import CellResult, Table
 from .document import load_specs

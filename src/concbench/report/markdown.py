@@ -13,7 +13,7 @@ import re
 from textwrap import dedent
 
 from ..display import printable
-from ..store import RunInfo
+from ..records import RunInfo
 from .aggregate import CellResult, Table
 from .columns import SEEDS, TRIALS, Column, seed_columns
 from .document import RunReport

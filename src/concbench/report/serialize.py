@@ -4,9 +4,8 @@ show --json`, and the trials of `report --format json|csv`) and one per cell
 
 from dataclasses import asdict
 
-from ..records import CellKey, TrialRecord
+from ..records import CellKey, RunInfo, TrialRecord
 from ..stats import Summary
-from ..store import RunInfo
 from .aggregate import CellResult, Table
 
 

@@ -11,8 +11,8 @@ from rich.text import Text
 from .. import environment
 from ..display import printable
 from ..protocol import Status
+from ..records import RunInfo
 from ..stats import Summary
-from ..store import RunInfo
 from .aggregate import CellResult, Table
 from .columns import SEEDS, TRIALS, Column, seed_columns
 from .comparison import ALPHA, CORRECTION, Change, Verdict

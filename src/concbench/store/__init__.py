@@ -16,29 +16,18 @@ from pathlib import Path
 from .. import paths
 from ..errors import UserError
 from ..protocol import Status
-from ..records import Calibration, CellKey, Note, Probe, Sample, Skipped, TrialRecord
+from ..records import Calibration, CellKey, Note, Probe, RunInfo, Sample, Skipped, TrialRecord
 from . import postgresql
 from .journal import Entry, Journal
 from .schema import SCHEMA_VERSION
 from .sqlite import SqliteDatabase
 
-__all__ = ["SCHEMA_VERSION", "RunInfo", "Store", "Progress", "open_store", "open_source"]
+__all__ = ["SCHEMA_VERSION", "Store", "Progress", "open_store", "open_source"]
 
 # How long a write waits for a server that went away before giving up, and
 # the waits between its attempts.
 PATIENCE = 600
 BACKOFF = (1, 2, 4, 8, 15, 30)
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    id: int
-    started: str
-    finished: str | None
-    state: str
-    request: dict
-    environment: dict
-    uuid: str | None = None
 
 
 @dataclass(frozen=True)
