@@ -14,7 +14,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from . import environment, leftovers, limits, merge, options, paths, runtimes, turns, versions, worker, workloads
+from . import environment, leftovers, limits, options, paths, runtimes, turns, versions, worker, workloads
 from . import setup as system
 from .display import printable
 from .errors import UserError
@@ -41,7 +41,7 @@ from .report.history import histories
 from .runner import execute
 from .schedule import Schedule
 from .selection import CellFilter
-from .store import Store, open_store, postgresql
+from .store import Store, merge, open_store, postgresql
 from .warmup import MOST as MOST_WARMUPS
 from .warmup import STEADY
 

@@ -11,9 +11,9 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from . import workloads
-from .errors import UserError
-from .store import open_source, open_store, postgresql, schema, validate
+from .. import workloads
+from ..errors import UserError
+from . import open_source, open_store, postgresql, schema, validate
 
 
 @dataclass
