@@ -9,6 +9,7 @@ from urllib.parse import unquote
 
 from ..errors import UserError
 from . import schema
+from .database import Database
 
 SCHEMES = ("postgresql://", "postgres://")
 CONNECT_TIMEOUT = 10  # seconds: an unreachable server is said, not waited for
@@ -111,7 +112,7 @@ def _placeholders(sql: str) -> str:
     return sql.replace("?", "%s")
 
 
-class PostgresDatabase:
+class PostgresDatabase(Database):
     shared = True  # many machines': workers claim its stored plans' trials
 
     def __init__(self, url: str, folder: Path, create: bool, read_only: bool = False):

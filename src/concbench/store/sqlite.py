@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from . import schema
+from .database import Database
 
 # sqlite's codes for a file that is not a sound concbench database (not a
 # database, a damaged one, one without concbench's tables or columns); its other
@@ -14,7 +15,7 @@ from . import schema
 DAMAGE_CODES = {"SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_ERROR"}
 
 
-class SqliteDatabase:
+class SqliteDatabase(Database):
     errors = (sqlite3.Error,)
     shared = False  # one machine's: no workers
 
