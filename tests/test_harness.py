@@ -10,11 +10,11 @@ import subprocess
 import sys
 import time
 
+import old_schemas
 import pytest
 from conftest import FIXTURES, assert_one_line_error, concbench
 
 from concbench import store
-from concbench.store import schema
 
 
 def records(env, run=None):
@@ -275,39 +275,8 @@ def _stored(db):
 
 
 def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
-    old = tmp_path / "v1.db"
+    old = old_schemas.sqlite_at(tmp_path / "v1.db", 1)  # without the columns and tables schemas 2 to 8 added
     with sqlite3.connect(old) as connection:
-        v1 = (
-            schema.SCHEMA.replace(  # without the columns and tables schemas 2 to 7 added
-                "    ops INTEGER,                    -- rate workloads: operations the kit counted\n", ""
-            )
-            .replace(
-                ",\n    params TEXT NOT NULL DEFAULT ''  -- the parameter set it was planned with; '' for every set", ""
-            )
-            .replace("    peak_live INTEGER,              -- most units alive at once\n", "")
-            .replace("    evidence TEXT NOT NULL DEFAULT '{}',  -- JSON: the spec's [evidence] counts\n", "")
-            .replace(
-                "    voluntary_switches INTEGER, involuntary_switches INTEGER,   -- wait4's context switches\n", ""
-            )
-            .replace(
-                "    strays INTEGER,                 -- processes left running when it exited, killed; NULL: unknown\n",
-                "",
-            )
-            .replace(
-                "    repeat INTEGER NOT NULL DEFAULT 1,    -- repetitions of the work its figures are the mean of\n", ""
-            )
-            .replace(schema.SCHEMA_4_TABLES, "")
-            .replace(schema.CALIBRATIONS_TABLE, "")
-            .replace(schema.RUN_UUID_COLUMN, "")
-            .replace(schema.TRIAL_MACHINE_COLUMNS, "")
-            .replace(schema.WORKER_TABLES, "")
-            .replace(schema.PROBES_TABLE, "")
-        )
-        assert "ops INTEGER" not in v1 and "params TEXT NOT NULL DEFAULT" not in v1
-        assert "peak_live" not in v1 and "switches" not in v1 and "floors" not in v1
-        assert "strays" not in v1 and "repeat" not in v1 and "calibrations" not in v1
-        assert "uuid" not in v1 and "machine_id" not in v1 and "TABLE planned" not in v1 and "probes" not in v1
-        connection.executescript(v1 + "PRAGMA user_version = 1;")
         connection.execute("INSERT INTO runs VALUES (1, 'then', 'then', 'complete', '{\"profile\": \"smoke\"}', '{}')")
     copy = shutil.copy(old, tmp_path / "v1-copy.db")
     done = concbench("run", "-w", "ticks", "-m", "honest", "--profile", "smoke", "--db", old, env=fake_env)
@@ -319,9 +288,8 @@ def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
 
 
 def test_a_database_of_schema_7_gets_the_probes_of_the_machines_speed(fake_env, tmp_path):
-    old = tmp_path / "v7.db"
+    old = old_schemas.sqlite_at(tmp_path / "v7.db", 7)
     with sqlite3.connect(old) as connection:
-        connection.executescript(schema.SCHEMA.replace(schema.PROBES_TABLE, "") + "PRAGMA user_version = 7;")
         connection.execute(
             "INSERT INTO runs (id, uuid, started, state, request, environment) "
             "VALUES (1, 'u', 'then', 'complete', '{\"profile\": \"smoke\"}', '{}')"

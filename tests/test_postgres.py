@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
+import old_schemas
 import psycopg
 import pytest
 from cluster import PASSWORD, USER, Cluster, server_bin
@@ -20,7 +21,7 @@ from conftest import assert_one_line_error, concbench
 from concbench import worker
 from concbench.protocol import Status
 from concbench.records import CellKey, Probe, TrialRecord
-from concbench.store import open_store, postgresql
+from concbench.store import open_store, postgresql, schema
 
 
 @pytest.fixture(scope="module")
@@ -408,3 +409,28 @@ def test_a_trial_cannot_print_the_database_password(pg_env):
     (trial,) = [json.loads(line) for line in concbench("show", "--json", env=pg_env).stdout.splitlines()]
     assert "\ufffdFAKE_EXIT=1\ufffd" in trial["stderr"]  # it did print it
     assert SECRET not in trial["stderr"] and "CONCBENCH_DB=" not in trial["stderr"]
+
+
+def shape(url: str) -> set:
+    """A database's columns, with their types, constraints and defaults, and
+    its indexes, their names left out."""
+    columns = rows(
+        {"CONCBENCH_DB": url},
+        "SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns "
+        "WHERE table_schema = 'public'",
+    )
+    indexes = rows({"CONCBENCH_DB": url}, "SELECT tablename, indexdef FROM pg_indexes WHERE schemaname = 'public'")
+    return set(columns) | {(table, re.sub(r"INDEX \S+ ON", "INDEX ON", made)) for table, made in indexes}
+
+
+def test_a_database_of_schema_7_migrates_to_exactly_the_current_one(server, database):
+    old = server.url(database)
+    with psycopg.connect(old, autocommit=True) as db:
+        db.execute(schema.for_postgresql(old_schemas.postgresql_schema_7()))
+        db.execute("CREATE TABLE concbench_schema (version INTEGER NOT NULL)")
+        db.execute("INSERT INTO concbench_schema VALUES (7)")
+    open_store(old, create=False)
+    fresh = server.new_database(f"{database[:40]}_fresh")
+    open_store(fresh)
+    assert shape(old) == shape(fresh)
+    assert rows({"CONCBENCH_DB": old}, "SELECT version FROM concbench_schema") == [(schema.SCHEMA_VERSION,)]

@@ -11,74 +11,13 @@ from ..errors import UserError
 
 SCHEMA_VERSION = 8
 
-SCHEMA_4_TABLES = """
-CREATE TABLE floors (               -- each runtime's kit doing nothing: its memory floor
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    runtime TEXT NOT NULL,          -- the runtime with its options: 'ruby', 'ruby+yjit'
-    maxrss_kb INTEGER,              -- NULL where the floor trial failed
-    detail TEXT NOT NULL,           -- why it failed; '' if it did not
-    PRIMARY KEY (run_id, runtime)
-);
-CREATE TABLE notes (                -- what a reader of a row must know (the manifests' notes)
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    workload TEXT NOT NULL, row TEXT NOT NULL, text TEXT NOT NULL
-);
-"""
-
-CALIBRATIONS_TABLE = """
-CREATE TABLE calibrations (         -- each cell's repetitions per timed run (calibration.py)
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    cell TEXT NOT NULL,             -- CellKey.id
-    repeat INTEGER NOT NULL,
-    run_ns INTEGER,                 -- the calibrating run's wall time; NULL where it failed
-    trial_ns INTEGER,               -- the calibrating trial's, start-up included
-    detail TEXT NOT NULL,           -- '' if measured; else 'run N' (reused from it), or why it failed
-    PRIMARY KEY (run_id, cell)
-);
-"""
-
-# Schema 7: many machines. A run's stable identity (merge), the machine of
-# each trial, a stored plan's trials for workers to claim, and the workers.
-RUN_UUID_COLUMN = "    uuid TEXT UNIQUE,               -- the run's identity in every database it is merged into\n"
-TRIAL_MACHINE_COLUMNS = "    machine TEXT NOT NULL DEFAULT '', machine_id TEXT NOT NULL DEFAULT '',  -- who ran it\n"
-WORKER_TABLES = """
-CREATE TABLE planned (              -- a stored plan's trials (run --plan-only), claimed by workers
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    seq INTEGER NOT NULL,           -- the order the plan takes them in
-    cell TEXT NOT NULL, trial INTEGER NOT NULL,
-    state TEXT NOT NULL,            -- waiting | claimed | done
-    worker TEXT NOT NULL DEFAULT '',  -- the worker that claimed it last
-    lease_until INTEGER,            -- when a claim lapses, in the database's clock (epoch seconds)
-    claims INTEGER NOT NULL DEFAULT 0,  -- how many times it was claimed: more than 1 where a worker died
-    PRIMARY KEY (run_id, cell, trial)
-);
-CREATE TABLE workers (              -- each worker that took a run's trials, and its machine
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    worker TEXT NOT NULL,           -- machine name, host and pid
-    machine TEXT NOT NULL, machine_id TEXT NOT NULL,
-    environment TEXT NOT NULL,      -- JSON: its fingerprint
-    started TEXT NOT NULL,
-    PRIMARY KEY (run_id, worker)
-);
-"""
-
-# Schema 8: the machine's speed, probed between a run's trials (noise.py).
-PROBES_TABLE = """
-CREATE TABLE probes (               -- a fixed amount of pure CPU work, timed between trials
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    at INTEGER NOT NULL,            -- when, in nanoseconds since the epoch
-    work_ns INTEGER NOT NULL,       -- its wall time
-    PRIMARY KEY (run_id, at)
-);
-"""
-
-SCHEMA = (
-    """
+# The tables as this concbench writes them, whole: what a new database is
+# made of, and what the migrations below turn every older one into (tests/test_schema.py).
+SCHEMA = """
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
-"""
-    + RUN_UUID_COLUMN
-    + """    started TEXT NOT NULL,
+    uuid TEXT UNIQUE,               -- the run's identity in every database it is merged into
+    started TEXT NOT NULL,
     finished TEXT,
     state TEXT NOT NULL,            -- running | complete | interrupted | planned
     request TEXT NOT NULL,          -- JSON: what was asked, enough to resume it
@@ -97,9 +36,8 @@ CREATE TABLE trials (
     runtime_info TEXT NOT NULL, stderr TEXT NOT NULL, finished TEXT NOT NULL,
     voluntary_switches INTEGER, involuntary_switches INTEGER,   -- wait4's context switches
     strays INTEGER,                 -- processes left running when it exited, killed; NULL: unknown
-"""
-    + TRIAL_MACHINE_COLUMNS
-    + """    UNIQUE (run_id, cell, trial)
+    machine TEXT NOT NULL DEFAULT '', machine_id TEXT NOT NULL DEFAULT '',  -- who ran it
+    UNIQUE (run_id, cell, trial)
 );
 CREATE TABLE samples (
     trial_id INTEGER NOT NULL REFERENCES trials(id),
@@ -118,12 +56,55 @@ CREATE TABLE skipped (
     workload TEXT NOT NULL, row TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL,
     params TEXT NOT NULL DEFAULT ''  -- the parameter set it was planned with; '' for every set
 );
+
+CREATE TABLE floors (               -- each runtime's kit doing nothing: its memory floor
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    runtime TEXT NOT NULL,          -- the runtime with its options: 'ruby', 'ruby+yjit'
+    maxrss_kb INTEGER,              -- NULL where the floor trial failed
+    detail TEXT NOT NULL,           -- why it failed; '' if it did not
+    PRIMARY KEY (run_id, runtime)
+);
+CREATE TABLE notes (                -- what a reader of a row must know (the manifests' notes)
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    workload TEXT NOT NULL, row TEXT NOT NULL, text TEXT NOT NULL
+);
+
+CREATE TABLE calibrations (         -- each cell's repetitions per timed run (calibration.py)
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    cell TEXT NOT NULL,             -- CellKey.id
+    repeat INTEGER NOT NULL,
+    run_ns INTEGER,                 -- the calibrating run's wall time; NULL where it failed
+    trial_ns INTEGER,               -- the calibrating trial's, start-up included
+    detail TEXT NOT NULL,           -- '' if measured; else 'run N' (reused from it), or why it failed
+    PRIMARY KEY (run_id, cell)
+);
+
+CREATE TABLE planned (              -- a stored plan's trials (run --plan-only), claimed by workers
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    seq INTEGER NOT NULL,           -- the order the plan takes them in
+    cell TEXT NOT NULL, trial INTEGER NOT NULL,
+    state TEXT NOT NULL,            -- waiting | claimed | done
+    worker TEXT NOT NULL DEFAULT '',  -- the worker that claimed it last
+    lease_until INTEGER,            -- when a claim lapses, in the database's clock (epoch seconds)
+    claims INTEGER NOT NULL DEFAULT 0,  -- how many times it was claimed: more than 1 where a worker died
+    PRIMARY KEY (run_id, cell, trial)
+);
+CREATE TABLE workers (              -- each worker that took a run's trials, and its machine
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    worker TEXT NOT NULL,           -- machine name, host and pid
+    machine TEXT NOT NULL, machine_id TEXT NOT NULL,
+    environment TEXT NOT NULL,      -- JSON: its fingerprint
+    started TEXT NOT NULL,
+    PRIMARY KEY (run_id, worker)
+);
+
+CREATE TABLE probes (               -- a fixed amount of pure CPU work, timed between trials
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    at INTEGER NOT NULL,            -- when, in nanoseconds since the epoch
+    work_ns INTEGER NOT NULL,       -- its wall time
+    PRIMARY KEY (run_id, at)
+);
 """
-    + SCHEMA_4_TABLES
-    + CALIBRATIONS_TABLE
-    + WORKER_TABLES
-    + PROBES_TABLE
-)
 
 TABLES = re.findall(r"CREATE TABLE (\w+)", SCHEMA)
 
@@ -146,7 +127,8 @@ def run_uuid(started: str, request: str, environment: str) -> str:
 
 # What turns a database of each older schema into the next one (SQLite's:
 # a PostgreSQL database starts at schema 7, and later migrations are written
-# for both, translated as the schema is).
+# for both, translated as the schema is). Each is written as its schema was,
+# never edited: the tables' comments are the current schema's.
 MIGRATIONS = {
     1: "ALTER TABLE samples ADD COLUMN ops INTEGER;",  # rate workloads
     2: "ALTER TABLE skipped ADD COLUMN params TEXT NOT NULL DEFAULT '';",  # n/a above a limit
@@ -154,8 +136,16 @@ MIGRATIONS = {
           ALTER TABLE samples ADD COLUMN evidence TEXT NOT NULL DEFAULT '{}';
           ALTER TABLE trials ADD COLUMN voluntary_switches INTEGER;
           ALTER TABLE trials ADD COLUMN involuntary_switches INTEGER;
-          """
-    + SCHEMA_4_TABLES,  # evidence of concurrency, kits' floors, notes on rows
+          CREATE TABLE floors (
+              run_id INTEGER NOT NULL REFERENCES runs(id),
+              runtime TEXT NOT NULL, maxrss_kb INTEGER, detail TEXT NOT NULL,
+              PRIMARY KEY (run_id, runtime)
+          );
+          CREATE TABLE notes (
+              run_id INTEGER NOT NULL REFERENCES runs(id),
+              workload TEXT NOT NULL, row TEXT NOT NULL, text TEXT NOT NULL
+          );
+          """,  # evidence of concurrency, kits' floors, notes on rows
     4: """ALTER TABLE trials ADD COLUMN strays INTEGER;
           UPDATE runs SET request = json_set(request, '$.memory_limit', 0, '$.process_limit', 0)
           WHERE json_valid(request);
@@ -165,8 +155,13 @@ MIGRATIONS = {
               '$.trials', CASE json_extract(request, '$.profile') WHEN 'smoke' THEN 1 ELSE 3 END,
               '$.min_run', 0)
           WHERE json_valid(request) AND json_extract(request, '$.trials') IS NULL;
-          """
-    + CALIBRATIONS_TABLE,  # calibrated runs; older runs had a fixed plan and no calibration, and resume so
+          CREATE TABLE calibrations (
+              run_id INTEGER NOT NULL REFERENCES runs(id),
+              cell TEXT NOT NULL, repeat INTEGER NOT NULL, run_ns INTEGER, trial_ns INTEGER,
+              detail TEXT NOT NULL,
+              PRIMARY KEY (run_id, cell)
+          );
+          """,  # calibrated runs; older runs had a fixed plan and no calibration, and resume so
     6: """ALTER TABLE runs ADD COLUMN uuid TEXT;
           CREATE UNIQUE INDEX runs_uuid ON runs (uuid);
           UPDATE runs SET uuid = concbench_run_uuid(started, request, environment);
@@ -177,9 +172,25 @@ MIGRATIONS = {
                                   WHERE runs.id = trials.run_id AND json_valid(environment)), ''),
               machine_id = coalesce((SELECT json_extract(environment, '$.machine_id') FROM runs
                                      WHERE runs.id = trials.run_id AND json_valid(environment)), '');
-          """
-    + WORKER_TABLES,  # many machines: a run's identity, each trial's machine, stored plans and their workers
-    7: PROBES_TABLE,  # the machine's speed during a run
+          CREATE TABLE planned (
+              run_id INTEGER NOT NULL REFERENCES runs(id),
+              seq INTEGER NOT NULL, cell TEXT NOT NULL, trial INTEGER NOT NULL, state TEXT NOT NULL,
+              worker TEXT NOT NULL DEFAULT '', lease_until INTEGER, claims INTEGER NOT NULL DEFAULT 0,
+              PRIMARY KEY (run_id, cell, trial)
+          );
+          CREATE TABLE workers (
+              run_id INTEGER NOT NULL REFERENCES runs(id),
+              worker TEXT NOT NULL, machine TEXT NOT NULL, machine_id TEXT NOT NULL,
+              environment TEXT NOT NULL, started TEXT NOT NULL,
+              PRIMARY KEY (run_id, worker)
+          );
+          """,  # many machines: a run's identity, each trial's machine, stored plans and their workers
+    7: """CREATE TABLE probes (
+              run_id INTEGER NOT NULL REFERENCES runs(id),
+              at INTEGER NOT NULL, work_ns INTEGER NOT NULL,
+              PRIMARY KEY (run_id, at)
+          );
+          """,  # the machine's speed during a run
 }
 
 
