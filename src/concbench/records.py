@@ -105,6 +105,21 @@ class TrialRecord:
         return tuple(s for s in self.samples if not s.warmup)
 
 
+# The figures of a trial's process, as wait4 and the spawner saw it, in the
+# order the reports list them ("process" in JSON, process_* in CSV).
+PROCESS_FIGURES = (
+    "wall_ns",
+    "user_ns",
+    "sys_ns",
+    "maxrss_kb",
+    "exit_code",
+    "signal",
+    "voluntary_switches",
+    "involuntary_switches",
+    "strays",
+)
+
+
 @dataclass(frozen=True)
 class Machine:
     """Who ran a trial: the name it goes by and its stable id (environment.py)."""

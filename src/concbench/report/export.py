@@ -8,6 +8,7 @@ import io
 import json
 from dataclasses import asdict
 
+from ..records import PROCESS_FIGURES
 from .document import RunReport
 from .serialize import cell_record, trial_record
 
@@ -28,15 +29,7 @@ TRIAL_COLUMNS = (
     "status",
     "detail",
     "expected",
-    "process_wall_ns",
-    "process_user_ns",
-    "process_sys_ns",
-    "process_maxrss_kb",
-    "process_exit_code",
-    "process_signal",
-    "process_voluntary_switches",
-    "process_involuntary_switches",
-    "process_strays",
+    *(f"process_{name}" for name in PROCESS_FIGURES),
     "peak_kb",
     "memory_method",
     "tree_rss_kb",

@@ -4,7 +4,7 @@ show --json`, and the trials of `report --format json|csv`) and one per cell
 
 from dataclasses import asdict
 
-from ..records import CellKey, RunInfo, TrialRecord
+from ..records import PROCESS_FIGURES, CellKey, RunInfo, TrialRecord
 from ..stats import Summary
 from .aggregate import CellResult, Table
 
@@ -19,17 +19,7 @@ def trial_record(run: RunInfo, t: TrialRecord) -> dict:
         "status": str(t.status),
         "detail": t.detail,
         "expected": t.expected,
-        "process": {
-            "wall_ns": t.wall_ns,
-            "user_ns": t.user_ns,
-            "sys_ns": t.sys_ns,
-            "maxrss_kb": t.maxrss_kb,
-            "exit_code": t.exit_code,
-            "signal": t.signal,
-            "voluntary_switches": t.voluntary_switches,
-            "involuntary_switches": t.involuntary_switches,
-            "strays": t.strays,
-        },
+        "process": {name: getattr(t, name) for name in PROCESS_FIGURES},
         "peak_kb": t.peak_kb,
         "memory_method": t.memory_method,
         "tree_rss_kb": t.tree_rss_kb,
