@@ -287,7 +287,7 @@ def test_every_answer_is_stored_and_reported(hostile):
         store.set_state(run_id, "complete")
         stored = store.trials(run_id)
         assert [(t.status, t.detail, t.samples) for t in stored] == [(t.status, t.detail, t.samples) for t in records]
-        render_everything(document.build(store, run_id))
+        render_everything(document.build(store.stored_run(run_id)))
 
 
 def render_everything(report: document.RunReport) -> None:

@@ -74,7 +74,7 @@ def stored(env: dict, monkeypatch) -> document.RunReport:
     """The latest run's report, built in this process as the command line builds it."""
     monkeypatch.setenv("CONCBENCH_BUILTINS", "off")
     monkeypatch.setenv("CONCBENCH_WORKLOADS", env["CONCBENCH_WORKLOADS"])  # the specs: titles, baselines
-    return document.build(open_store(Path(env["CONCBENCH_DB"])))
+    return document.build(open_store(Path(env["CONCBENCH_DB"])).stored_run())
 
 
 def on_a_terminal(*renderables) -> str:

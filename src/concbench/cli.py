@@ -820,7 +820,7 @@ def show(run_id, workload, runtime, mechanism, as_json, db):
     store = _existing(db)
     wanted = CellFilter(workload, runtime, mechanism)
     if as_json:
-        found = document.build(store, run_id, wanted)
+        found = document.build(store.stored_run(run_id), wanted)
         for t in found.trials:
             click.echo(json.dumps(serialize.trial_record(found.run, t)))
         return 0
@@ -828,7 +828,7 @@ def show(run_id, workload, runtime, mechanism, as_json, db):
 
 
 def _show(store: Store, run_id: int, wanted: CellFilter = CellFilter()) -> int:
-    report = document.build(store, run_id, wanted)
+    report = document.build(store.stored_run(run_id), wanted)
     console.print(terminal.run_header(report.run, report.environment))
     if report.speed:
         console.print(report.speed.line())
@@ -917,7 +917,7 @@ def _run_report(store: Store, run_ids: tuple[int, ...], format_: str, wanted: Ce
     """A run's report in a format, what it is and the name of its HTML file."""
     if len(run_ids) > 1:
         raise UserError("report takes one RUN; several go with --machines")
-    found = document.build(store, run_ids[0] if run_ids else None, wanted)
+    found = document.build(store.stored_run(run_ids[0] if run_ids else None), wanted)
     return REPORT_FORMATS[format_](found), f"report of run {found.run.id}", f"run-{found.run.id}.html"
 
 
@@ -925,7 +925,7 @@ def _machines_report(store: Store, run_ids: tuple[int, ...], format_: str, wante
     """The machines side by side in a format, what it is and the name of its HTML file."""
     if format_ not in MACHINES_FORMATS:
         raise UserError(f"report --machines writes html or md, not {format_}")
-    found = machines_view.build(store, run_ids, wanted)
+    found = machines_view.build(store.latest_of_each_machine(run_ids), run_ids, wanted)
     return MACHINES_FORMATS[format_](found), "machines side by side", "machines.html"
 
 
@@ -1047,7 +1047,9 @@ def history(workload, runtime, mechanism, param, threshold, last, steps_only, ac
     wanted = CellFilter(workload, runtime, mechanism, tuple(param.items()))
     store = _existing(db)
     machine = None if across_machines else _latest_machine(store)
-    found = histories(store, document.load_specs(), threshold / 100, wanted, last, machine)
+    found = histories(
+        store.name, store.runs_with_trials(), document.load_specs(), threshold / 100, wanted, last, machine
+    )
     for cell_history in found:
         if cell_history.moved or not steps_only:
             console.print()

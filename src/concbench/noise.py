@@ -9,11 +9,11 @@ import itertools
 import statistics
 import time
 from dataclasses import dataclass
+from typing import Protocol
 
 from . import turns
 from .records import Probe
 from .report.figures import duration_text, percent
-from .store import Store
 
 # Iterations of the probe's loop: 3-5 ms here at the machine's normal speed
 # (2.9 ms at its fastest), long enough for a clock's resolution and a
@@ -43,6 +43,12 @@ def probe() -> int:
     return time.perf_counter_ns() - start
 
 
+class ProbeStore(Protocol):
+    """Where a meter keeps its probes: the store, which noise.py need not know."""
+
+    def add_probe(self, run_id: int, probe: Probe) -> None: ...
+
+
 class Meter:
     """Probes the machine between a run's trials, at most once per every
     seconds, and stores each probe. A probe takes the machine's turn, so that
@@ -50,7 +56,7 @@ class Meter:
     run's next trial: where other concbench runs take turns on this machine,
     a turn of its own would let another's trial in before the next of ours."""
 
-    def __init__(self, store: Store, run_id: int, every: float = PROBE_EVERY):
+    def __init__(self, store: ProbeStore, run_id: int, every: float = PROBE_EVERY):
         self.store = store
         self.run_id = run_id
         self.every = every
@@ -60,7 +66,7 @@ class Meter:
         self.turn = contextlib.ExitStack()
 
     @classmethod
-    def started(cls, store: Store, run_id: int) -> "Meter":
+    def started(cls, store: ProbeStore, run_id: int) -> "Meter":
         """A meter that has probed the machine as the run starts; it holds no
         turn, for the floors and calibrations that come first take theirs."""
         meter = cls(store, run_id)

@@ -18,6 +18,12 @@ class RunInfo:
     environment: dict
     uuid: str | None = None
 
+    @property
+    def repeats(self) -> int | None:
+        """The run this one repeats (run --repeat-check), as its stored request says."""
+        first = self.request.get("repeat_of")
+        return first if isinstance(first, int) and not isinstance(first, bool) else None
+
 
 @dataclass(frozen=True)
 class CellKey:
@@ -177,3 +183,27 @@ class Probe:
 
     at_ns: int  # when, in nanoseconds since the epoch
     work_ns: int  # its wall time
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """A stored run as a report reads it: its trials and what was stored with
+    them, loaded from the store by the report's caller."""
+
+    run: RunInfo
+    trials: list[TrialRecord]
+    skipped: list[Skipped]
+    notes: list[Note]
+    floors: dict[str, int | None]  # each runtime's memory floor (kB), None where it could not be measured
+    probes: list[Probe]
+    repeated: list[TrialRecord] | None  # the trials of the run it repeats; None if it repeats none
+
+
+@dataclass(frozen=True)
+class MachineTrials:
+    """A machine's trials in the latest run it took part in (report --machines)."""
+
+    name: str
+    run: RunInfo
+    environment: dict  # the machine's fingerprint: the run's, or its worker's ({} where none was stored)
+    trials: list[TrialRecord]

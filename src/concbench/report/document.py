@@ -7,9 +7,8 @@ from .. import environment, noise, workloads
 from ..errors import UserError
 from ..plan import Selection
 from ..protocol import Status
-from ..records import CellKey, RunInfo, TrialRecord, row_parts
+from ..records import CellKey, RunInfo, StoredRun, TrialRecord, row_parts
 from ..selection import CellFilter
-from ..store import Store
 from . import aggregate, diagnosis, stability
 from .figures import megabytes_text
 
@@ -39,17 +38,14 @@ def load_specs() -> dict[str, workloads.Workload]:
         return {}
 
 
-def build(store: Store, run_id: int | None = None, wanted: CellFilter = CellFilter()) -> RunReport:
-    """The report of a stored run (the latest if run_id is None), of the
-    wanted cells only."""
-    run = store.run(run_id)
-    trials = store.trials(run.id)
-    skipped = store.skipped(run.id)
-    wanted.check({t.cell for t in trials} | {_skipped_key(s) for s in skipped})
-    trials = [t for t in trials if wanted(t.cell)]
-    skipped = [s for s in skipped if wanted.keeps_row(s.workload, *row_parts(s.row))]
-    notes = [n for n in store.notes(run.id) if wanted.keeps_row(n.workload, *row_parts(n.row))]
-    floors = store.floors(run.id)
+def build(stored: StoredRun, wanted: CellFilter = CellFilter()) -> RunReport:
+    """The report of a stored run, of the wanted cells only."""
+    run = stored.run
+    wanted.check({t.cell for t in stored.trials} | {_skipped_key(s) for s in stored.skipped})
+    trials = [t for t in stored.trials if wanted(t.cell)]
+    skipped = [s for s in stored.skipped if wanted.keeps_row(s.workload, *row_parts(s.row))]
+    notes = [n for n in stored.notes if wanted.keeps_row(n.workload, *row_parts(n.row))]
+    floors = stored.floors
     if wanted != CellFilter():  # the floors of the rows shown
         shown = {t.cell.row.partition("/")[0] for t in trials}
         floors = {row: kb for row, kb in floors.items() if row in shown}
@@ -60,13 +56,11 @@ def build(store: Store, run_id: int | None = None, wanted: CellFilter = CellFilt
         described.append(("machines", f"{machines} ran the trials, each table one machine's"))
     if floors:
         described.append(("memory floor", f"{_floors(floors)} (each kit doing nothing, carried by all its rows)"))
-    first = stability.repeated_run(run.request)
-    if first:
-        earlier = [t for t in store.trials(first) if wanted(t.cell)]
-        checked = stability.check(first, run.id, earlier, trials, specs)
-    else:
-        checked = None
-    speed = noise.speed(store.probes(run.id))
+    checked = None
+    if stored.repeated is not None:
+        earlier = [t for t in stored.repeated if wanted(t.cell)]
+        checked = stability.check(run.repeats, run.id, earlier, trials, specs)
+    speed = noise.speed(stored.probes)
     return RunReport(run, tables, diagnosis.diagnose(tables), described, trials, checked, speed)
 
 

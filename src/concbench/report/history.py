@@ -28,7 +28,6 @@ from ..errors import UserError
 from ..records import RunInfo, TrialRecord
 from ..selection import CellFilter
 from ..stats import Summary, benjamini_hochberg
-from ..store import Store
 from ..workloads import Workload
 from .aggregate import CellResult, Table, tables
 from .comparison import Change, Verdict
@@ -92,28 +91,28 @@ class History:
 
 
 def histories(
-    store: Store,
+    database: str,
+    runs: list[tuple[RunInfo, list[TrialRecord]]],
     specs: dict[str, Workload],
     threshold: float,
     wanted: CellFilter = CellFilter(),
     last: int | None = None,
     machine: dict | None = None,
 ) -> list[History]:
-    """Every wanted cell across its last `last` runs (all by default), in the
-    order the cells first ran; with a machine (a run's fingerprint), only the
-    runs of that machine. threshold: the smallest change worth calling, as a
-    fraction."""
-    runs = store.runs()
+    """Every wanted cell across its last `last` runs (all by default), from
+    the database's runs and their trials, oldest first, in the order the cells
+    first ran; with a machine (a run's fingerprint), only the runs of that
+    machine. threshold: the smallest change worth calling, as a fraction."""
     if not runs:
-        raise UserError(f"database {store.name}: no runs stored yet (concbench run)")
+        raise UserError(f"database {database}: no runs stored yet (concbench run)")
     appearances: dict[str, list[tuple[RunInfo, Table, CellResult]]] = {}
-    for run in runs:
-        found = [t for t in store.trials(run.id) if machine is None or _ran_on(t, run, machine)]
+    for run, trials in runs:
+        found = [t for t in trials if machine is None or _ran_on(t, run, machine)]
         for table in tables(found, [], specs):
             for cell in table.rows:
                 appearances.setdefault(cell.key.id, []).append((run, table, cell))
     if not appearances:
-        raise UserError(f"database {store.name}: no trials stored yet")
+        raise UserError(f"database {database}: no trials stored yet")
     wanted.check({seen[0][2].key for seen in appearances.values()})
     chosen = [seen[-last:] if last else seen for seen in appearances.values() if wanted(seen[0][2].key)]
     if not chosen:

@@ -9,9 +9,8 @@ from dataclasses import dataclass
 
 from .. import environment
 from ..errors import UserError
-from ..records import RunInfo, TrialRecord
+from ..records import MachineTrials, RunInfo
 from ..selection import CellFilter
-from ..store import Store
 from . import aggregate
 from .aggregate import CellResult, Table
 from .document import load_specs
@@ -76,12 +75,12 @@ class MachinesReport:
     tables: tuple[SideBySide, ...]
 
 
-def build(store: Store, run_ids: tuple[int, ...] = (), wanted: CellFilter = CellFilter()) -> MachinesReport:
-    """The latest run of each machine among run_ids (every stored run by
-    default), its trials of that machine only, narrowed to the wanted cells."""
-    runs = sorted((store.run(run_id) for run_id in run_ids), key=lambda run: run.id) if run_ids else store.runs()
-    machines = _latest_runs(runs, store.machines())
-    trials = _trials(store, machines)
+def build(
+    found: list[MachineTrials], run_ids: tuple[int, ...] = (), wanted: CellFilter = CellFilter()
+) -> MachinesReport:
+    """The machines side by side: each machine's trials in its latest run
+    (among run_ids, as the store found them), narrowed to the wanted cells."""
+    trials = [t for machine in found for t in machine.trials]
     wanted.check({t.cell for t in trials})
     trials = [t for t in trials if wanted(t.cell)]
     names = sorted({t.machine for t in trials})
@@ -90,8 +89,9 @@ def build(store: Store, run_ids: tuple[int, ...] = (), wanted: CellFilter = Cell
     side_by_side: dict[tuple[str, str], dict[str, Table]] = {}
     for table in aggregate.tables(trials, [], load_specs(), by_machine=True):
         side_by_side.setdefault((table.workload, table.params_text), {})[table.machine] = table
+    machines = {machine.name: machine for machine in found}
     return MachinesReport(
-        tuple(MachineRun(name, machines[name], _fingerprint(store, machines[name], name)) for name in names),
+        tuple(MachineRun(name, machines[name].run, machines[name].environment) for name in names),
         tuple(SideBySide(_one_baseline(dict(sorted(tables.items())))) for tables in side_by_side.values()),
     )
 
@@ -111,30 +111,6 @@ def _one_baseline(tables: dict[str, Table]) -> dict[str, Table]:
         name: dataclasses.replace(table, baseline=next((c for c in table.rows if c.key.row == chosen), None))
         for name, table in tables.items()
     }
-
-
-def _latest_runs(runs: list[RunInfo], machines: dict[int, list[str]]) -> dict[str, RunInfo]:
-    """Each named machine's latest run: a run drained by several machines'
-    workers counts for each of them."""
-    latest = {}
-    for run in runs:
-        for name in machines.get(run.id, ()):
-            if name:  # trials stored before machines were recorded belong to none
-                latest[name] = run
-    return latest
-
-
-def _trials(store: Store, machines: dict[str, RunInfo]) -> list[TrialRecord]:
-    """Each machine's trials in its run, each run read once."""
-    by_run = {run.id: store.trials(run.id) for run in machines.values()}
-    return [t for name, run in machines.items() for t in by_run[run.id] if t.machine == name]
-
-
-def _fingerprint(store: Store, run: RunInfo, name: str) -> dict:
-    """The machine's fingerprint: the run's own where it made the run, else its worker's."""
-    if run.environment.get("machine") == name:
-        return run.environment
-    return next((found for found in store.workers(run.id).values() if found.get("machine") == name), {})
 
 
 def _one_machine(names: list[str], run_ids: tuple[int, ...], narrowed: bool) -> str:

@@ -67,12 +67,6 @@ def _p90(values: list[float]) -> float:
     return ordered[math.ceil(0.9 * len(ordered)) - 1]
 
 
-def repeated_run(request: dict) -> int | None:
-    """The run a run repeats, as its stored request says."""
-    first = request.get("repeat_of")
-    return first if isinstance(first, int) and not isinstance(first, bool) else None
-
-
 def check(
     first: int, second: int, before: list[TrialRecord], after: list[TrialRecord], specs: dict[str, Workload]
 ) -> Stability | None:

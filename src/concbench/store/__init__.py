@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import UserError
-from ..records import Calibration, Note, Probe, RunInfo, Skipped, TrialRecord
+from ..records import Calibration, MachineTrials, Note, Probe, RunInfo, Skipped, StoredRun, TrialRecord
 from . import postgresql
 from .claims import Claims
 from .database import Database
@@ -225,3 +225,44 @@ class Store(Claims):
     @reads
     def finished_trials(self, run_id: int) -> set[tuple[str, int]]:
         return set(self.database.fetch("SELECT cell, trial FROM trials WHERE run_id = ?", (run_id,)))
+
+    # What a report reads, loaded whole for it
+
+    def stored_run(self, run_id: int | None = None) -> StoredRun:
+        """A run (the latest if run_id is None) with all that was stored with it."""
+        run = self.run(run_id)
+        repeated = self.trials(run.repeats) if run.repeats else None
+        return StoredRun(
+            run,
+            self.trials(run.id),
+            self.skipped(run.id),
+            self.notes(run.id),
+            self.floors(run.id),
+            self.probes(run.id),
+            repeated,
+        )
+
+    def runs_with_trials(self) -> list[tuple[RunInfo, list[TrialRecord]]]:
+        """Every run with its trials, oldest first."""
+        return [(run, self.trials(run.id)) for run in self.runs()]
+
+    def latest_of_each_machine(self, run_ids: tuple[int, ...] = ()) -> list[MachineTrials]:
+        """Each named machine's trials in its latest run among run_ids (every
+        stored run by default): a run drained by several machines' workers
+        counts for each of them. Each run is read once."""
+        runs = sorted((self.run(run_id) for run_id in run_ids), key=lambda run: run.id) if run_ids else self.runs()
+        names = self.machines()
+        latest = {
+            name: run for run in runs for name in names.get(run.id, ()) if name
+        }  # unnamed: stored before machines were
+        by_run = {run.id: self.trials(run.id) for run in latest.values()}
+        return [
+            MachineTrials(name, run, self._fingerprint(run, name), [t for t in by_run[run.id] if t.machine == name])
+            for name, run in latest.items()
+        ]
+
+    def _fingerprint(self, run: RunInfo, name: str) -> dict:
+        """A machine's fingerprint: the run's own where it made the run, else its worker's."""
+        if run.environment.get("machine") == name:
+            return run.environment
+        return next((found for found in self.workers(run.id).values() if found.get("machine") == name), {})
