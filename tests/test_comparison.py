@@ -4,9 +4,9 @@ cells; a cell too noisy to show a change of the threshold says so."""
 
 import random
 
-from concbench.protocol import Status
 from concbench.records import CellKey, Sample, TrialRecord
 from concbench.report.comparison import ALPHA, Verdict, changes
+from concbench.status import Status
 
 CELLS, COMPARISONS, TRIALS, RUNS = 100, 100, 5, 2  # 10 timed runs a side, as --trials 5 gives
 

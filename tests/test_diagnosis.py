@@ -1,8 +1,8 @@
 """The diagnosis is derived from the figures of a run, never written by hand."""
 
-from concbench.protocol import Status
 from concbench.records import CellKey, Sample, TrialRecord
 from concbench.report import aggregate, diagnosis
+from concbench.status import Status
 from concbench.workloads import load_all
 
 SPECS = load_all()

@@ -2,9 +2,9 @@
 every format shows them."""
 
 from concbench import workloads
-from concbench.protocol import Status
 from concbench.records import CellKey, Note, Sample, TrialRecord
 from concbench.report import aggregate, figures, terminal
+from concbench.status import Status
 
 SPEC = workloads.load_all()["mutex-cpu"]
 PARAMS = (("groups", 4), ("workers", 10), ("iterations", 2000))  # 80,000 acquisitions a run

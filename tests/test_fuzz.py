@@ -20,11 +20,12 @@ from rich.console import Console
 from concbench import runner, trial
 from concbench.limits import Limits
 from concbench.plan import PROFILE_SETTINGS, Cell
-from concbench.protocol import DETAIL_LIMIT, INT64_MAX, INT64_MIN, Status
+from concbench.protocol import DETAIL_LIMIT, INT64_MAX, INT64_MIN
 from concbench.records import Machine
 from concbench.report import document, export, html, markdown, terminal
 from concbench.runtimes import Manifest, Runtime
 from concbench.spec import load_toml
+from concbench.status import Status
 from concbench.store import open_store
 from concbench.trial import STDOUT_LIMIT, Exit
 from concbench.workloads import Workload

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, concbench
 
-from concbench.protocol import Status
 from concbench.records import CellKey, Sample, TrialRecord
 from concbench.report import aggregate, charts, html
+from concbench.status import Status
 
 HOSTILE = "<script>alert(1)</script> \"'&"
 

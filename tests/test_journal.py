@@ -3,8 +3,8 @@ nothing left behind by a writer that died mid-line."""
 
 import stat
 
-from concbench.protocol import Status
 from concbench.records import CellKey, TrialRecord
+from concbench.status import Status
 from concbench.store.journal import Entry, Journal
 
 RECORD = TrialRecord(CellKey("triangle", "fake", "honest", (("n", 10),)), 0, Status.OK, "", {"area": 50}, wall_ns=1)

@@ -16,10 +16,10 @@ from test_export import tables
 from test_history import paced_run
 from test_html_report import HOSTILE, classed, text
 
-from concbench.protocol import Status
 from concbench.records import CellKey, RunInfo, Sample, TrialRecord
 from concbench.report import aggregate, html, markdown
 from concbench.report.machines import MachineRun, MachinesReport, SideBySide
+from concbench.status import Status
 
 
 def on(env, machine):

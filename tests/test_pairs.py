@@ -10,11 +10,11 @@ import random
 import pytest
 
 from concbench import pairs
-from concbench.protocol import Status
 from concbench.records import CellKey, Sample, TrialRecord
 from concbench.report import ab
 from concbench.report.aggregate import tables
 from concbench.report.comparison import Verdict
+from concbench.status import Status
 
 MS = 1_000_000
 

@@ -19,8 +19,8 @@ from cluster import PASSWORD, USER, Cluster, server_bin
 from conftest import assert_one_line_error, concbench
 
 from concbench import worker
-from concbench.protocol import Status
 from concbench.records import CellKey, Probe, TrialRecord
+from concbench.status import Status
 from concbench.store import open_store, postgresql, schema
 
 

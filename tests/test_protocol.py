@@ -4,8 +4,10 @@ from dataclasses import replace
 import pytest
 
 from concbench import expr
-from concbench.protocol import Expectations, Refusal, Response, Status, parse, parse_floor, verdict
+from concbench.protocol import Refusal, Response, parse, parse_floor
+from concbench.status import Status
 from concbench.trial import STDOUT_LIMIT, Exit
+from concbench.verify import Expectations, verdict
 
 RUN = {"warmup": False, "wall_ns": 10, "user_ns": 5, "sys_ns": 1, "units": 4, "peak_live": 4, "result": {"bytes": 6}}
 

@@ -9,9 +9,9 @@ import pytest
 from conftest import FIXTURES
 
 from concbench import plan, runtimes, workloads
-from concbench.protocol import Status
 from concbench.records import Calibration, Sample, TrialRecord
 from concbench.schedule import Outcome, Schedule
+from concbench.status import Status
 
 MS = 1_000_000
 

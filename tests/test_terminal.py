@@ -3,9 +3,9 @@ n/a, remark, repetition or "not settled" lines under a table collapse into one."
 
 import re
 
-from concbench.protocol import Status
 from concbench.records import CellKey, Note, Sample, Skipped, TrialRecord
 from concbench.report import aggregate, terminal
+from concbench.status import Status
 
 PARAMS = (("n", 100),)
 

@@ -10,7 +10,8 @@ from conftest import concbench
 from test_protocol import RUN, answer, process, read
 
 from concbench import calibration, runtimes, warmup
-from concbench.protocol import Expectations, Status, verdict
+from concbench.status import Status
+from concbench.verify import Expectations, verdict
 from concbench.warmup import Steady
 
 

@@ -18,7 +18,7 @@ import math
 
 from . import records
 from .plan import BOUNDS, Cell, Settings
-from .protocol import Status
+from .status import Status
 
 # A trial's answer holds at most this many runs (plan.BOUNDS: what 1 MiB of
 # stdout holds), which caps the repetitions of a sample.

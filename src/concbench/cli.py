@@ -31,7 +31,6 @@ from .plan import (
     paired_plan,
 )
 from .progress import ProgressDisplay, schedule_lines
-from .protocol import Status
 from .records import Machine
 from .report import ab as ab_report
 from .report import comparison, document, export, figures, html, markdown, serialize, terminal
@@ -41,6 +40,7 @@ from .report.history import histories
 from .runner import execute
 from .schedule import Schedule
 from .selection import CellFilter
+from .status import Status
 from .store import Store, merge, open_store, postgresql
 from .warmup import MOST as MOST_WARMUPS
 from .warmup import STEADY

@@ -14,9 +14,9 @@ import math
 import statistics
 from collections.abc import Sequence
 
-from .protocol import Status
 from .records import TrialRecord
 from .stats import Summary, summarize
+from .status import Status
 
 
 def trial_figure(trial: TrialRecord, rate: bool) -> float | None:

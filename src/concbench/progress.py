@@ -11,10 +11,10 @@ from rich.text import Text
 
 from .display import printable
 from .plan import Cell
-from .protocol import Status
 from .records import TrialRecord
 from .report.figures import duration_text
 from .schedule import Outcome, Schedule
+from .status import Status
 
 NAMED = 10  # unsettled cells named at the end of a run, the noisiest
 

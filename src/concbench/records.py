@@ -3,7 +3,7 @@ store keeps them and the reports read them."""
 
 from dataclasses import dataclass, field
 
-from .protocol import Status
+from .status import Status
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class CellKey:
 class Sample:
     """One timed execution of the work inside a trial process, measured by the
     kit (a "run" in the protocol's JSON and in --runs: docs/formats.md, "Words"),
-    as the store keeps it: protocol.Sample once verified, or read back from a
+    as the store keeps it: protocol.AnsweredSample once verified, or read back from a
     database whose older samples lack peak_live."""
 
     warmup: bool

@@ -6,13 +6,15 @@ import dataclasses
 import time
 from typing import Protocol
 
-from . import calibration, noise, protocol, trial, warmup
+from . import calibration, noise, protocol, trial, verify, warmup
 from .limits import Limits
 from .plan import BOUNDS, Cell, Plan, Settings
-from .protocol import Expectations, Response, Status
+from .protocol import Response
 from .records import Calibration, Machine, TrialRecord
 from .schedule import Schedule
+from .status import Status
 from .store import Store
+from .verify import Expectations
 
 FLOOR_TIMEOUT = 60
 
@@ -126,19 +128,19 @@ def run_trial(
             index,
             Status.ERROR,
             f"cannot start: {e}",
-            _shown(expect),
+            expect.stored_result(None),
             machine=machine.name,
             machine_id=machine.id,
         )
     answer = protocol.parse(exit)
-    status, detail = protocol.verdict(exit, answer, expect)
+    status, detail = verify.verdict(exit, answer, expect)
     response = answer if isinstance(answer, Response) else None
     return TrialRecord(
         cell.key,
         index,
         status,
         detail,
-        _shown(expect, response),
+        expect.stored_result(response),
         wall_ns=exit.wall_ns,
         user_ns=exit.user_ns,
         sys_ns=exit.sys_ns,
@@ -155,12 +157,3 @@ def run_trial(
         machine=machine.name,
         machine_id=machine.id,
     )
-
-
-def _shown(expect: Expectations, response: Response | None = None) -> dict[str, int]:
-    """The expectation stored with a trial: a rate workload's is that of its last
-    run, and unknown without one."""
-    if expect.batch is None:
-        return expect.result(None)
-    ops = response.runs[-1].ops if response else None
-    return expect.known_result(ops) if ops is not None else {}

@@ -12,8 +12,8 @@ import pydantic
 
 from . import expr, lcg, paths, series
 from .errors import UserError
-from .protocol import Expectations
 from .spec import Strict, load_toml
+from .verify import Expectations
 from .warmup import Steady
 
 PROFILES = ("smoke", "quick", "standard", "full")

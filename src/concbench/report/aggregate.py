@@ -5,9 +5,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .. import pairs, warmup
-from ..protocol import Status
 from ..records import CellKey, Note, Sample, Skipped, TrialRecord
 from ..stats import Summary, summarize
+from ..status import Status
 from ..workloads import Workload
 from .figures import percent, units_text
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from .. import environment, noise, workloads
 from ..errors import UserError
 from ..plan import Selection
-from ..protocol import Status
 from ..records import CellKey, RunInfo, StoredRun, TrialRecord, row_parts
 from ..selection import CellFilter
+from ..status import Status
 from . import aggregate, diagnosis, stability
 from .figures import megabytes_text
 

@@ -10,9 +10,9 @@ from rich.text import Text
 
 from .. import environment
 from ..display import printable
-from ..protocol import Status
 from ..records import RunInfo
 from ..stats import Summary
+from ..status import Status
 from .aggregate import CellResult, Table
 from .columns import SEEDS, TRIALS, Column, seed_columns
 from .comparison import ALPHA, CORRECTION, Change, Verdict

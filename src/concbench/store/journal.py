@@ -13,8 +13,8 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import UserError
-from ..protocol import Status
 from ..records import CellKey, Sample, TrialRecord
+from ..status import Status
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,8 +9,8 @@ import json
 import typing
 from datetime import UTC, datetime
 
-from ..protocol import Status
 from ..records import CellKey, Sample, TrialRecord
+from ..status import Status
 from .journal import Entry
 
 # TrialRecord's fields that are no column of its row: its cell has columns of

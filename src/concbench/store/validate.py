@@ -14,12 +14,13 @@ from typing import Annotated, Any, Literal
 
 import pydantic
 
-from .. import protocol
+from .. import protocol, verify
 from ..calibration import MOST_RUNS
 from ..plan import BOUNDS, Selection
-from ..protocol import Count, Integer, Label, Status, Text
+from ..protocol import Count, Integer, Label, Text
 from ..records import CellKey
 from ..spec import first_error
+from ..status import Status
 from ..trial import STDERR_LIMIT, STDOUT_LIMIT, Exit
 from ..workloads import Workload
 
@@ -283,7 +284,7 @@ def _check_verdict(trial: TrialRow, samples: list[SampleRow], specs: dict[str, W
 
 
 def _verdict(trial: TrialRow, samples: list[SampleRow], workload: Workload, params: dict) -> tuple[Status, str]:
-    """protocol's verdict on the trial, from its process's figures and its
+    """The verdict on the trial, from its process's figures and its
     samples, as they would have been answered, against its workload's spec.
     The warm-ups and runs it was asked for are not stored: those it has."""
     runs = [run for sample in samples for run in _answered(sample)]
@@ -308,14 +309,14 @@ def _verdict(trial: TrialRow, samples: list[SampleRow], workload: Workload, para
         answer = protocol.Response(ok=True, runtime=trial.runtime_info, runs=runs, tree_rss_kb=trial.tree_rss_kb)
     except pydantic.ValidationError as e:
         return Status.GARBAGE, f"malformed answer: {first_error(e)}"
-    return protocol.verdict(exit, protocol.timeless(runs, exit.wall_ns) or answer, expect)
+    return verify.verdict(exit, protocol.timeless(runs, exit.wall_ns) or answer, expect)
 
 
-def _answered(sample: SampleRow) -> list[protocol.Sample]:
+def _answered(sample: SampleRow) -> list[protocol.AnsweredSample]:
     """The runs a stored sample stands for: a calibrated one is the mean of
     `repeat` runs, each of which was verified as the mean is (calibration.py).
     One stored before peak_live was counted is verified without it."""
-    run = protocol.Sample(
+    run = protocol.AnsweredSample(
         warmup=bool(sample.warmup),
         wall_ns=sample.wall_ns,
         user_ns=sample.user_ns,
