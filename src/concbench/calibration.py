@@ -14,6 +14,7 @@ action prepared beforehand), which one clock reading around them all could
 only leave out by preparing every repetition at once; and each is verified
 on its own, as every run always was. docs/protocol.md, "Calibrated runs"."""
 
+import dataclasses
 import math
 
 from . import records
@@ -52,6 +53,14 @@ def repeat_for(run_ns: int, settings: Settings) -> int:
     """The repetitions that make a run of run_ns last the minimum."""
     most = max(1, MOST_RUNS // settings.runs)
     return max(1, min(most, math.ceil(settings.min_run_ns / max(run_ns, 1))))
+
+
+def reused(known: records.Calibration | None, settings: Settings) -> records.Calibration | None:
+    """An earlier run's calibration of a cell, its run length kept and its
+    repetitions those this run's settings make of it."""
+    if known is None:
+        return None
+    return dataclasses.replace(known, repeat=repeat_for(known.run_ns, settings))
 
 
 def samples(runs: list, repeat: int) -> tuple[records.Sample, ...]:

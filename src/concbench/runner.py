@@ -2,7 +2,6 @@
 verifies each and stores it the moment it finishes. Display is the
 observer's business."""
 
-import dataclasses
 import time
 from typing import Protocol
 
@@ -37,48 +36,70 @@ def execute(plan: Plan, schedule: Schedule, store: Store, run_id: int, observer:
         start = time.monotonic_ns()
         record = run_trial(cell, index, settings, plan.caps, machine, known.repeat if known else 1)
         store.add_trial(run_id, record)
-        if calibrating and (found := calibration.from_trial(record, settings)):
-            schedule.calibrated(cell, store.add_calibration(run_id, cell.key.id, found))
+        if calibrating and (found := measured_calibration(record, settings, store, run_id)):
+            schedule.calibrated(cell, found)
         schedule.record(record, time.monotonic_ns() - start)
         observer.finished(record)
         meter.between()
 
 
 def known_calibrations(plan: Plan, schedule: Schedule, store: Store, run_id: int) -> None:
-    """Each cell's repetitions where they are known: a resumed run keeps its
-    own; a cell measured in an earlier run keeps its run's length (its
-    repetitions follow this run's settings). The others' first trials run
-    their work once a run, and tell it."""
-    stored = store.calibrations(run_id)
+    """Each calibrated cell's repetitions where they are known (known_calibration).
+    The others' first trials run their work once a run, and tell it."""
+    this_run = store.calibrations(run_id)
     earlier = store.earlier_calibrations(run_id)
     for cell in plan.cells:
         settings = plan.settings_for(cell)
-        if not calibration.calibrated(cell, settings):
-            continue
-        found = stored.get(cell.key.id)
-        if found is None and (found := reused(earlier.get(cell.key.id), settings)):
-            found = store.add_calibration(run_id, cell.key.id, found)
-        if found is not None:
+        if calibration.calibrated(cell, settings) and (
+            found := known_calibration(cell, settings, store, run_id, this_run, earlier)
+        ):
             schedule.calibrated(cell, found)
 
 
-def reused(known: Calibration | None, settings: Settings) -> Calibration | None:
-    if known is None:
-        return None
-    return dataclasses.replace(known, repeat=calibration.repeat_for(known.run_ns, settings))
+def known_calibration(
+    cell: Cell,
+    settings: Settings,
+    store: Store,
+    run_id: int,
+    this_run: dict[str, Calibration],
+    earlier: dict[str, Calibration],
+) -> Calibration | None:
+    """A calibrated cell's repetitions: this run's, whoever measured them
+    first (a resumed run keeps its own); else, for a cell measured in an
+    earlier run, that run's length with repetitions for this run's settings,
+    stored as this run's; else None: its next trial measures them."""
+    found = this_run.get(cell.key.id)
+    if found is None and (found := calibration.reused(earlier.get(cell.key.id), settings)):
+        found = store.add_calibration(run_id, cell.key.id, found)
+    return found
+
+
+def measured_calibration(record: TrialRecord, settings: Settings, store: Store, run_id: int) -> Calibration | None:
+    """The repetitions a calibrating trial measured, as stored (another
+    worker's where it stored them first); None if the trial did not verify."""
+    found = calibration.from_trial(record, settings)
+    return None if found is None else store.add_calibration(run_id, record.cell.id, found)
 
 
 def measure_floors(plan: Plan, store: Store, run_id: int) -> None:
-    """Each runtime's kit answering a request to do nothing, once per run: its
-    peak RSS is the memory floor that every row of the runtime carries."""
+    """Each runtime's floor, once per run (measure_floor)."""
     stored = store.floors(run_id)
     for cell in plan.cells:
-        row = cell.key.row.split("/")[0]
-        if row in stored:
-            continue
-        maxrss_kb, detail = floor(cell, plan.caps)
-        store.add_floor(run_id, row, maxrss_kb, detail)
-        stored[row] = maxrss_kb
+        if floor_key(cell) not in stored:
+            stored[floor_key(cell)] = measure_floor(cell, plan.caps, store, run_id)
+
+
+def floor_key(cell: Cell) -> str:
+    """The runtime, with its options, whose floor a cell's row carries."""
+    return cell.key.row.split("/")[0]
+
+
+def measure_floor(cell: Cell, caps: Limits, store: Store, run_id: int) -> int | None:
+    """The cell's runtime's kit answering a request to do nothing, stored: its
+    peak RSS is the memory floor that every row of the runtime carries."""
+    maxrss_kb, detail = floor(cell, caps)
+    store.add_floor(run_id, floor_key(cell), maxrss_kb, detail)
+    return maxrss_kb
 
 
 def floor(cell: Cell, caps: Limits) -> tuple[int | None, str]:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import calibration, runner, turns
-from .plan import Cell, Plan
+from .plan import Cell, Plan, Settings
 from .records import Calibration, Machine, TrialRecord
 from .store import Store
 
@@ -83,28 +83,23 @@ class Worker:
 
     def _run(self, cell: Cell, index: int) -> TrialRecord:
         settings = self.plan.settings_for(cell)
-        runtime = cell.key.row.split("/")[0]
-        if runtime not in self.store.floors(self.run_id):
+        if runner.floor_key(cell) not in self.store.floors(self.run_id):
             self._hold(cell, index, runner.FLOOR_TIMEOUT)
-            self.store.add_floor(self.run_id, runtime, *runner.floor(cell, self.plan.caps))
-        known = self._calibration(cell) if calibration.calibrated(cell, settings) else Calibration(repeat=1)
+            runner.measure_floor(cell, self.plan.caps, self.store, self.run_id)
+        known = self._calibration(cell, settings) if calibration.calibrated(cell, settings) else Calibration(repeat=1)
         calibrating = known is None
         self._hold(cell, index, settings.timeout)
         record = runner.run_trial(cell, index, settings, self.plan.caps, self.machine, known.repeat if known else 1)
-        if calibrating and (found := calibration.from_trial(record, settings)):
-            self.store.add_calibration(self.run_id, cell.key.id, found)
+        if calibrating:
+            runner.measured_calibration(record, settings, self.store, self.run_id)
         return record
 
-    def _calibration(self, cell: Cell) -> Calibration | None:
-        """The cell's calibration in this run, whoever measured it first; else
-        one of an earlier run; else None: this trial measures it."""
-        found = self.store.calibrations(self.run_id).get(cell.key.id)
-        if found is not None:
-            return found
-        found = runner.reused(
-            self.store.earlier_calibrations(self.run_id).get(cell.key.id), self.plan.settings_for(cell)
-        )
-        return None if found is None else self.store.add_calibration(self.run_id, cell.key.id, found)
+    def _calibration(self, cell: Cell, settings: Settings) -> Calibration | None:
+        """The cell's calibration as this run knows it now, whichever worker
+        measured or reused it first (runner.known_calibration)."""
+        this_run = self.store.calibrations(self.run_id)
+        earlier = {} if cell.key.id in this_run else self.store.earlier_calibrations(self.run_id)
+        return runner.known_calibration(cell, settings, self.store, self.run_id, this_run, earlier)
 
 
 def _line(record: TrialRecord, kept: bool) -> str:
