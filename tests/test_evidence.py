@@ -2,8 +2,9 @@
 every format shows them."""
 
 from concbench import workloads
+from concbench.formatting import percent
 from concbench.records import CellKey, Note, Sample, TrialRecord
-from concbench.report import aggregate, figures, terminal
+from concbench.report import aggregate, terminal
 from concbench.status import Status
 
 SPEC = workloads.load_all()["mutex-cpu"]
@@ -64,7 +65,7 @@ def test_the_terminal_shows_live_units_the_evidence_marks_and_notes():
 
 
 def test_shares_read_as_plain_percentages():
-    assert [figures.percent(s) for s in (0.372, 0.042, 0.00045, 5e-7, 0, 1)] == [
+    assert [percent(s) for s in (0.372, 0.042, 0.00045, 5e-7, 0, 1)] == [
         "37%",
         "4.2%",
         "0.045%",

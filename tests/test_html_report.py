@@ -13,6 +13,7 @@ from conftest import FIXTURES, concbench
 
 from concbench.records import CellKey, Sample, TrialRecord
 from concbench.report import aggregate, charts, html
+from concbench.results import CellResult
 from concbench.status import Status
 
 HOSTILE = "<script>alert(1)</script> \"'&"
@@ -197,7 +198,7 @@ def test_failed_trials_are_listed_with_their_stderr_escaped(report):
 
 
 def _table(workload: str, **params) -> aggregate.Table:
-    cell = aggregate.CellResult(CellKey(workload, "fake", "honest", tuple(params.items())), ())
+    cell = CellResult(CellKey(workload, "fake", "honest", tuple(params.items())), ())
     text = " ".join(f"{k}={v}" for k, v in params.items())
     return aggregate.Table(workload, workload.title(), text, (cell,), (), cell)
 

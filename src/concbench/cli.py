@@ -18,6 +18,7 @@ from . import environment, leftovers, limits, options, paths, runtimes, turns, v
 from . import setup as system
 from .display import printable
 from .errors import UserError
+from .formatting import duration_text
 from .plan import (
     BOUNDS,
     MIN_RUN,
@@ -35,7 +36,6 @@ from .records import Machine
 from .report import ab as ab_report
 from .report import comparison, document, export, figures, html, markdown, serialize, terminal
 from .report import machines as machines_view
-from .report.figures import duration_text
 from .report.history import histories
 from .runner import execute
 from .schedule import Schedule

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from . import turns
+from .formatting import duration_text, percent
 from .records import Probe
-from .report.figures import duration_text, percent
 
 # Iterations of the probe's loop: 3-5 ms here at the machine's normal speed
 # (2.9 ms at its fastest), long enough for a clock's resolution and a

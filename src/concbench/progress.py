@@ -10,9 +10,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from .display import printable
+from .formatting import duration_text
 from .plan import Cell
 from .records import TrialRecord
-from .report.figures import duration_text
 from .schedule import Outcome, Schedule
 from .status import Status
 

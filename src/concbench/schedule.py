@@ -23,7 +23,7 @@ from enum import StrEnum
 from . import pairs
 from .plan import Cell, Plan
 from .records import Calibration, TrialRecord
-from .report.aggregate import CellResult
+from .results import CellResult
 from .stats import Summary
 
 

@@ -13,9 +13,10 @@ from enum import StrEnum
 from functools import cached_property
 
 from ..records import TrialRecord
+from ..results import CellResult
 from ..stats import benjamini_hochberg, mann_whitney_p, smallest_p
 from ..workloads import Workload
-from .aggregate import CellResult, Table, tables
+from .aggregate import Table, tables
 
 ALPHA = 0.05
 CORRECTION = "Benjamini-Hochberg"

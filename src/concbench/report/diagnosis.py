@@ -12,7 +12,8 @@ anything less is not a ranking. Medians say by how much."""
 
 from dataclasses import dataclass
 
-from .aggregate import CellResult, Table
+from ..results import CellResult
+from .aggregate import Table
 from .figures import ratio_text
 
 

@@ -4,16 +4,17 @@ counts, shares, intervals, SI-scaled numbers, memory), the trials and
 skipped columns, and the legend. Which figures make a table's columns is
 columns.py's."""
 
-import math
 import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .. import warmup
+from ..formatting import percent
 from ..stats import Summary
 
 if TYPE_CHECKING:
-    from .aggregate import CellResult, Observed, Table
+    from ..results import CellResult
+    from .aggregate import Observed, Table
 
 
 def ratio_text(ratio: float) -> str:
@@ -35,15 +36,6 @@ def units_text(units: tuple[int, ...]) -> str:
     if not units:
         return "-"
     return count_text(units[0]) if len(units) == 1 else f"{count_text(units[0])}-{count_text(units[-1])}"
-
-
-def percent(share: float) -> str:
-    """37%, 4.2%, 0.045%, 0.000050%: two significant digits below 10%, never
-    in scientific notation."""
-    value = share * 100
-    if value >= 10 or value == 0:
-        return f"{value:.0f}%"
-    return f"{value:.{1 - math.floor(math.log10(value))}f}%"
 
 
 def si(value: float) -> str:
@@ -112,12 +104,6 @@ def seconds_text(value: float) -> str:
     """Seconds on the HTML page, where figures of any size share a chart: 121.8 ms."""
     number, prefix = scaled(value)
     return f"{number} {prefix}s"
-
-
-def duration_text(seconds: float) -> str:
-    """A length of a run: '2 min 55 s', or '41.3 s' under a minute."""
-    minutes, rest = divmod(round(seconds), 60)
-    return f"{minutes} min {rest} s" if minutes else f"{seconds:.1f} s"
 
 
 def rate_text(value: float) -> str:

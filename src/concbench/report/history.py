@@ -26,10 +26,11 @@ from dataclasses import dataclass, replace
 from .. import environment
 from ..errors import UserError
 from ..records import RunInfo, TrialRecord
+from ..results import CellResult
 from ..selection import CellFilter
 from ..stats import Summary, benjamini_hochberg
 from ..workloads import Workload
-from .aggregate import CellResult, Table, tables
+from .aggregate import Table, tables
 from .comparison import Change, Verdict
 
 STEPS = (Verdict.SLOWER, Verdict.FASTER)

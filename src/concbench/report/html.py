@@ -14,9 +14,10 @@ from collections.abc import Callable
 from html import escape
 
 from ..records import TrialRecord
+from ..results import CellResult
 from ..stats import Summary
 from . import charts
-from .aggregate import CellResult, Sweep, Table, sweeps
+from .aggregate import Sweep, Table, sweeps
 from .columns import TRIALS, Column, page_columns
 from .diagnosis import Diagnosis
 from .document import RunReport

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from .. import environment
 from ..errors import UserError
 from ..records import MachineTrials, RunInfo
+from ..results import CellResult
 from ..selection import CellFilter
 from . import aggregate
-from .aggregate import CellResult, Table
+from .aggregate import Table
 from .document import load_specs
 
 

@@ -14,7 +14,8 @@ from textwrap import dedent
 
 from ..display import printable
 from ..records import RunInfo
-from .aggregate import CellResult, Table
+from ..results import CellResult
+from .aggregate import Table
 from .columns import SEEDS, TRIALS, Column, seed_columns
 from .document import RunReport
 from .figures import LEGEND, ratio_text, skipped_text

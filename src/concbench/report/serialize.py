@@ -5,8 +5,9 @@ show --json`, and the trials of `report --format json|csv`) and one per cell
 from dataclasses import asdict
 
 from ..records import PROCESS_FIGURES, CellKey, RunInfo, TrialRecord
+from ..results import CellResult
 from ..stats import Summary
-from .aggregate import CellResult, Table
+from .aggregate import Table
 
 
 def trial_record(run: RunInfo, t: TrialRecord) -> dict:

@@ -11,9 +11,10 @@ from rich.text import Text
 from .. import environment
 from ..display import printable
 from ..records import RunInfo
+from ..results import CellResult
 from ..stats import Summary
 from ..status import Status
-from .aggregate import CellResult, Table
+from .aggregate import Table
 from .columns import SEEDS, TRIALS, Column, seed_columns
 from .comparison import ALPHA, CORRECTION, Change, Verdict
 from .figures import (
