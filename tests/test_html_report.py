@@ -200,7 +200,9 @@ def test_failed_trials_are_listed_with_their_stderr_escaped(report):
 def _table(workload: str, **params) -> aggregate.Table:
     cell = CellResult(CellKey(workload, "fake", "honest", tuple(params.items())), ())
     text = " ".join(f"{k}={v}" for k, v in params.items())
-    return aggregate.Table(workload, workload.title(), text, (cell,), (), cell)
+    return aggregate.Table(
+        workload=workload, title=workload.title(), params_text=text, rows=(cell,), skipped=(), baseline=cell
+    )
 
 
 def test_sweeps_are_tables_that_differ_in_one_numeric_parameter():

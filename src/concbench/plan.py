@@ -313,8 +313,7 @@ def _choose(kind: str, names: tuple[str, ...], known: dict) -> list:
 
 
 def _check_mechanisms(wanted: tuple[str, ...], runtimes: list[Runtime]) -> None:
-    known = {f"{r.name}/{m}" for r in runtimes for m in r.manifest.mechanisms}
-    known |= {m.split("/")[1] for m in known}
+    known = {name for r in runtimes for m in r.manifest.mechanisms for name in (f"{r.name}/{m}", m)}
     check_names("mechanism", wanted, known)
 
 

@@ -36,9 +36,15 @@ class CellKey:
     options: tuple[str, ...] = ()
 
     @property
+    def runtime_label(self) -> str:
+        """The runtime as its rows name it: 'ruby', or 'ruby+yjit' with options;
+        each has a memory floor of its own."""
+        return "+".join((self.runtime, *self.options))
+
+    @property
     def row(self) -> str:
         """The row label: 'ruby/thread', or 'ruby+yjit/thread' with options."""
-        return "+".join((self.runtime, *self.options)) + "/" + self.mechanism
+        return f"{self.runtime_label}/{self.mechanism}"
 
     @property
     def params_text(self) -> str:

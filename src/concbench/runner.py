@@ -85,20 +85,15 @@ def measure_floors(plan: Plan, store: Store, run_id: int) -> None:
     """Each runtime's floor, once per run (measure_floor)."""
     stored = store.floors(run_id)
     for cell in plan.cells:
-        if floor_key(cell) not in stored:
-            stored[floor_key(cell)] = measure_floor(cell, plan.caps, store, run_id)
-
-
-def floor_key(cell: Cell) -> str:
-    """The runtime, with its options, whose floor a cell's row carries."""
-    return cell.key.row.split("/")[0]
+        if cell.key.runtime_label not in stored:
+            stored[cell.key.runtime_label] = measure_floor(cell, plan.caps, store, run_id)
 
 
 def measure_floor(cell: Cell, caps: Limits, store: Store, run_id: int) -> int | None:
     """The cell's runtime's kit answering a request to do nothing, stored: its
     peak RSS is the memory floor that every row of the runtime carries."""
     maxrss_kb, detail = floor(cell, caps)
-    store.add_floor(run_id, floor_key(cell), maxrss_kb, detail)
+    store.add_floor(run_id, cell.key.runtime_label, maxrss_kb, detail)
     return maxrss_kb
 
 

@@ -11,8 +11,6 @@ from .status import Status
 from .trial import Exit
 from .warmup import Steady
 
-Figure = Callable[[int | None], object]  # of the ops a run counted (None for fixed workloads)
-
 
 @dataclass(frozen=True)
 class Expectations:

@@ -83,7 +83,7 @@ class Worker:
 
     def _run(self, cell: Cell, index: int) -> TrialRecord:
         settings = self.plan.settings_for(cell)
-        if runner.floor_key(cell) not in self.store.floors(self.run_id):
+        if cell.key.runtime_label not in self.store.floors(self.run_id):
             self._hold(cell, index, runner.FLOOR_TIMEOUT)
             runner.measure_floor(cell, self.plan.caps, self.store, self.run_id)
         known = self._calibration(cell, settings) if calibration.calibrated(cell, settings) else Calibration(repeat=1)

@@ -47,7 +47,7 @@ class Mark:
     seen: str  # what was observed
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Table:
     """One workload with one parameter set: a row per mechanism."""
 
@@ -186,7 +186,7 @@ class Table:
 
     def floor_kb(self, cell: CellResult) -> int | None:
         """The memory floor of the cell's kit (its runtime with its options)."""
-        return dict(self.floors).get(cell.key.row.split("/")[0])
+        return dict(self.floors).get(cell.key.runtime_label)
 
     def figure(self, cell: CellResult) -> Summary | None:
         """What ranks the rows: ops/s for a rate workload, else real time."""
@@ -303,23 +303,23 @@ def tables(
         )
         delay = spec.delay_ns(dict(rows[0].key.params)) / 1e9 if spec and rows else 0.0
         row_names = {r.key.row for r in rows}
-        runtimes = dict.fromkeys(r.key.row.split("/")[0] for r in ordered)
+        runtimes = dict.fromkeys(r.key.runtime_label for r in ordered)
         result.append(
             Table(
-                workload,
-                spec.title if spec else workload,
-                params,
-                tuple(ordered),
-                tuple(s for s in skipped if s.workload == workload and s.params in ("", params)),
-                baseline,
-                rate_format,
-                spec.work if spec else None,
-                delay,
-                spec,
-                tuple(n for n in notes or () if n.workload == workload and n.row in row_names),
-                tuple((r, floors[r]) for r in runtimes if r in (floors or {})),
-                target,
-                machine,
+                workload=workload,
+                title=spec.title if spec else workload,
+                params_text=params,
+                rows=tuple(ordered),
+                skipped=tuple(s for s in skipped if s.workload == workload and s.params in ("", params)),
+                baseline=baseline,
+                rate_format=rate_format,
+                work=spec.work if spec else None,
+                delay=delay,
+                spec=spec,
+                notes=tuple(n for n in notes or () if n.workload == workload and n.row in row_names),
+                floors=tuple((r, floors[r]) for r in runtimes if r in (floors or {})),
+                target=target,
+                machine=machine,
             )
         )
     return result

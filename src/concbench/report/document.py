@@ -47,7 +47,7 @@ def build(stored: StoredRun, wanted: CellFilter = CellFilter()) -> RunReport:
     notes = [n for n in stored.notes if wanted.keeps_row(n.workload, *row_parts(n.row))]
     floors = stored.floors
     if wanted != CellFilter():  # the floors of the rows shown
-        shown = {t.cell.row.partition("/")[0] for t in trials}
+        shown = {t.cell.runtime_label for t in trials}
         floors = {row: kb for row, kb in floors.items() if row in shown}
     specs = load_specs()
     tables = aggregate.tables(trials, skipped, specs, notes, floors, _target(run), by_machine=True)
