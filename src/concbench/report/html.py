@@ -16,7 +16,7 @@ from html import escape
 from ..records import TrialRecord
 from ..results import CellResult
 from ..stats import Summary
-from . import charts
+from . import charts, heatmap
 from .aggregate import Sweep, Table, sweeps
 from .columns import TRIALS, Column, page_columns
 from .diagnosis import Diagnosis
@@ -197,7 +197,9 @@ HEAT_COLOURS = (
 )
 
 
-def _heatmaps(rows: list[tuple[str, str]], cells: list[dict[str, charts.Heat]], label: str, legend: bool = True) -> str:
+def _heatmaps(
+    rows: list[tuple[str, str]], cells: list[dict[str, heatmap.Heat]], label: str, legend: bool = True
+) -> str:
     """Heatmaps of rows (label, link) by mechanisms, each row's cells by
     mechanism: past OVERVIEW_COLUMNS mechanisms they wrap into further
     heatmaps, whole runtimes at a time, the legend (if asked) under the last."""
@@ -213,7 +215,7 @@ def _heatmaps(rows: list[tuple[str, str]], cells: list[dict[str, charts.Heat]], 
             if column in part_columns
         }
         named = f"{label}: " + ", ".join(name for name, _ in part)
-        heatmaps.append(charts.heatmap(rows, part_columns, found, named, part, legend=legend and n == len(parts) - 1))
+        heatmaps.append(heatmap.heatmap(rows, part_columns, found, named, part, legend=legend and n == len(parts) - 1))
     return "".join(heatmaps)
 
 
@@ -238,20 +240,20 @@ def _by_runtime(rows: list[str]) -> tuple[list[str], list[tuple[str, int]]]:
     return grouped, [(name, sum(runtime[row] == name for row in rows)) for name in order]
 
 
-def _heat(table: Table, cell: CellResult) -> charts.Heat:
+def _heat(table: Table, cell: CellResult) -> heatmap.Heat:
     where = f"{cell.key.row} on {table.label}"
     if table.figure(cell) is None:
-        return charts.Heat(None, "failed", f"{where}: no verified trial")
+        return heatmap.Heat(None, "failed", f"{where}: no verified trial")
     ratio = table.ratio(cell)
     if ratio is None:
-        return charts.Heat(None, "–", f"{where}: the baseline has no figure to compare with")
+        return heatmap.Heat(None, "–", f"{where}: the baseline has no figure to compare with")
     better = ratio if table.rate_format else 1 / ratio
     how = (
         "as fast as"
         if math.isclose(better, 1)
         else (f"{better:.3g} times as fast as" if better > 1 else f"{1 / better:.3g} times slower than")
     )
-    return charts.Heat(
+    return heatmap.Heat(
         math.log10(better),
         ratio_text(ratio),
         f"{where}: {ratio_text(ratio)}, {how} {table.baseline.key.row}",
