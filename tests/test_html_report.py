@@ -12,7 +12,7 @@ import pytest
 from conftest import FIXTURES, concbench
 
 from concbench.records import CellKey, Sample, TrialRecord
-from concbench.report import aggregate, charts, html
+from concbench.report import aggregate, charts, html_ratios
 from concbench.results import CellResult
 from concbench.status import Status
 
@@ -293,7 +293,7 @@ def test_the_overview_wraps_past_ten_mechanisms_whole_runtimes_at_a_time():
         )
         for i, row in enumerate(rows)
     ]
-    page = ET.fromstring(html._overview(aggregate.tables(records, [], {})))
+    page = ET.fromstring(html_ratios.overview(aggregate.tables(records, [], {})))
     heatmaps = list(page.iter("svg"))
     columns = [[t.text for t in svg.iter("text") if t.get("transform")] for svg in heatmaps]
     assert columns == [rows[:10], rows[10:]]  # r0 and r1 (10 columns), then r2
@@ -302,7 +302,7 @@ def test_the_overview_wraps_past_ten_mechanisms_whole_runtimes_at_a_time():
 
 
 def test_runtimes_wrap_into_parts_never_split():
-    assert html._wrapped([("a", 11), ("b", 6), ("c", 3), ("d", 2)], 10) == [
+    assert html_ratios._wrapped([("a", 11), ("b", 6), ("c", 3), ("d", 2)], 10) == [
         [("a", 11)],
         [("b", 6), ("c", 3)],
         [("d", 2)],

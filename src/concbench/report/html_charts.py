@@ -1,0 +1,227 @@
+"""The charts on a run's HTML page, drawn by charts.py: a line chart of time
+(or rate) and one of peak memory per sweep, and two bar charts per table;
+each with a caption that says what its whiskers are."""
+
+from collections.abc import Callable
+
+from ..results import CellResult
+from ..stats import Summary
+from . import charts
+from .aggregate import Sweep, Table, sweeps
+from .figures import megabytes_text, reading, seconds_text
+from .html_page import escaped, section
+
+# Scaling: a line chart per sweep, each row's look the same in every one
+
+
+def scaling(tables: list[Table]) -> str:
+    """A line chart of time (or rate) and one of peak memory for each of the tables' sweeps."""
+    styles = _styles(list(dict.fromkeys(r.key.row for t in tables for r in t.rows)))
+    figures = [
+        f for sweep in sweeps(tables) for f in (_sweep_figure(sweep, styles), _sweep_memory_figure(sweep, styles)) if f
+    ]
+    return section("Scaling", "Scaling", *figures) if figures else ""
+
+
+def _styles(rows: list[str]) -> dict[str, tuple[int, int]]:
+    """Each row's look in every chart: its runtime's colour, and a marker of
+    its own among its runtime's rows."""
+    runtimes = list(dict.fromkeys(row.split("/")[0] for row in rows))
+    looks, used = {}, dict.fromkeys(runtimes, 0)
+    for row in rows:
+        runtime = row.split("/")[0]
+        looks[row], used[runtime] = (runtimes.index(runtime), used[runtime]), used[runtime] + 1
+    return looks
+
+
+def _sweep_figure(sweep: Sweep, styles: dict[str, tuple[int, int]]) -> str:
+    """The sweep's time (or rate) over its parameter."""
+    text, what, better = reading(sweep.tables[0])
+    if any(t.delay for t in sweep.tables):  # the units sleep by design: plot what they cost, as the bars do
+        what = f"overhead ({what} minus the delay every unit slept)"
+    return _sweep_chart(sweep, styles, "time", what, text, better, lambda t, cell: t.figure(cell), _point)
+
+
+def _sweep_memory_figure(sweep: Sweep, styles: dict[str, tuple[int, int]]) -> str:
+    """The sweep's peak memory over its parameter: what holding more units costs."""
+
+    def point(table: Table, row: str, where: str, _: Callable[[float], str]) -> charts.Point | None:
+        cell = next((c for c in table.rows if c.key.row == row and c.memory_kb), None)
+        if cell is None:
+            return None
+        memory = cell.memory_kb  # plotted in MB, as the memory bars are
+        tip = f"{row}, {where}: {_summary_tip(memory, megabytes_text)}"
+        return charts.Point(memory.median / 1024, *(b / 1024 for b in memory.bounds), tip)
+
+    def megabytes(mb: float) -> str:
+        return f"{mb:g} MB"
+
+    return _sweep_chart(
+        sweep, styles, "memory", "peak memory", megabytes, "lower is better", lambda t, cell: cell.memory_kb, point
+    )
+
+
+def _sweep_chart(
+    sweep: Sweep,
+    styles: dict[str, tuple[int, int]],
+    kind: str,
+    what: str,
+    text: Callable[[float], str],
+    better: str,
+    figure: Callable[[Table, CellResult], Summary | None],
+    point: Callable[[Table, str, str, Callable[[float], str]], charts.Point | None],
+) -> str:
+    """A line per mechanism of figure(table, cell) over the sweep's values,
+    each point made by point(table, row, where, text); kind classes the figure."""
+    rows = list(dict.fromkeys(r.key.row for t in sweep.tables for r in t.rows if figure(t, r)))
+    if not rows:
+        return ""
+    lines = [
+        charts.Line(
+            row, [point(t, row, f"{sweep.param}={v}", text) for t, v in zip(sweep.tables, sweep.values)], *styles[row]
+        )
+        for row in rows
+    ]
+    ys = [p.y for line in lines for p in line.points if p]
+    log_x, log_y = charts.wide(sweep.values), charts.wide(ys)
+    chart = charts.line_chart(
+        sweep.values,
+        lines,
+        _parameter_text,
+        text,
+        sweep.param,
+        f"median {what}",
+        f"{sweep.title}: median {what} over {sweep.param}" + _on(sweep.machine_text),
+        log_x,
+        log_y,
+    )
+    scales = [axis for axis, log in (("x", log_x), ("y", log_y)) if log]
+    summaries = [figure(t, r) for t in sweep.tables for r in t.rows if figure(t, r)]
+    caption = (
+        f"<strong>{escaped(sweep.title)}</strong> ({escaped(sweep.workload)}"
+        + (f", {escaped(sweep.fixed)}" if sweep.fixed else "")
+        + (f", {escaped(sweep.machine_text)}" if sweep.machine_text else "")
+        + f"): median {what} over {escaped(sweep.param)}, "
+        f"one line per mechanism; {better}. {_whiskers(summaries)}"
+        + (f" Log scale on {' and '.join(scales)}." if scales else "")
+    )
+    return f'<figure class="scaling {kind}">{chart}<figcaption>{caption}</figcaption></figure>'
+
+
+def _parameter_text(value: float) -> str:
+    """A swept parameter's value on an axis: 1,000,000, not 1e+06."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
+
+
+def _point(table: Table, row: str, where: str, text: Callable[[float], str]) -> charts.Point | None:
+    cell = next((c for c in table.rows if c.key.row == row and table.figure(c)), None)
+    if cell is None:
+        return None
+    figure, shift = table.figure(cell), table.delay if not table.rate_format else 0.0
+    return charts.Point(
+        figure.median - shift,
+        *(b - shift for b in figure.bounds),
+        f"{row}, {where}: {_overhead_tip(figure.median - shift, shift)}{_summary_tip(figure, text)}",
+    )
+
+
+# A table's bar charts: its time (or rate) and its peak memory
+
+
+def table_charts(table: Table) -> str:
+    rows = [r for r in table.rows if table.figure(r)]
+    if not rows:
+        return ""
+    return (
+        f'<div class="charts">{_time_chart(table, rows)}'
+        + _memory_chart(table, [r for r in rows if r.memory_kb])
+        + "</div>"
+    )
+
+
+def _time_chart(table: Table, rows: list[CellResult]) -> str:
+    text, what, better = reading(table)
+    shift = table.delay if not table.rate_format else 0.0  # the overhead, as the seed charts it
+    summaries = [table.figure(r) for r in rows]
+    bars = [
+        charts.Bar(
+            r.key.row,
+            s.median - shift,
+            s.bounds[0] - shift,
+            s.bounds[1] - shift,
+            text(s.median - shift),
+            f"{r.key.row}: {_overhead_tip(s.median - shift, shift)}{_summary_tip(s, text)}",
+        )
+        for r, s in zip(rows, summaries)
+    ]
+    name = f"overhead: {what} minus the {seconds_text(shift)} every unit slept" if shift else f"median {what}"
+    chart = charts.bar_chart(bars, text, f"{_titled(table)}: {name}", group_starts(rows))
+    return (
+        f'<figure class="time">{chart}<figcaption><strong>{escaped(name[0].upper() + name[1:])}</strong>, '
+        f"{better}. {_whiskers(summaries)}</figcaption></figure>"
+    )
+
+
+def _overhead_tip(overhead: float, delay: float) -> str:
+    return f"overhead {seconds_text(overhead)}; real time: " if delay else ""
+
+
+def _memory_chart(table: Table, rows: list[CellResult]) -> str:
+    if not rows:
+        return ""
+    bars = [
+        charts.Bar(
+            r.key.row,
+            r.memory_kb.median / 1024,
+            *(b / 1024 for b in r.memory_kb.bounds),
+            megabytes_text(r.memory_kb.median) + ("*" if r.memory_is_tree else ""),
+            f"{r.key.row}: {_summary_tip(r.memory_kb, megabytes_text)}",
+        )
+        for r in rows
+    ]
+    chart = charts.bar_chart(bars, lambda mb: f"{mb:g} MB", f"{_titled(table)}: peak memory", group_starts(rows))
+    tree = (
+        " * the whole process tree (the parent's peak and each child's private memory)."
+        if any(r.memory_is_tree for r in rows)
+        else ""
+    )
+    return (
+        f'<figure class="memory">{chart}<figcaption><strong>Peak memory</strong> (median peak RSS of a '
+        f"trial process), lower is better. {_whiskers([r.memory_kb for r in rows])}{tree}</figcaption></figure>"
+    )
+
+
+# What both kinds share (and the rows of the results' tables: group_starts)
+
+
+def group_starts(rows) -> set[int]:
+    """Where a runtime's rows begin, after another runtime's: set apart in tables and charts."""
+    runtimes = [r.key.row.split("/")[0] for r in rows]
+    return {i for i in range(1, len(runtimes)) if runtimes[i] != runtimes[i - 1]}
+
+
+def _titled(table: Table) -> str:
+    """A chart's label: the table's title, its parameters and its machine."""
+    return f"{table.title} {table.params_text}" + _on(table.machine_text)
+
+
+def _on(machine_text: str) -> str:
+    return f" {machine_text}" if machine_text else ""
+
+
+def _summary_tip(figure: Summary, text: Callable[[float], str]) -> str:
+    low, high = figure.bounds
+    interval = "95% CI" if figure.ci else "range"
+    return f"median {text(figure.median)}, {interval} {text(low)} – {text(high)}, n={figure.n}"
+
+
+def _whiskers(summaries: list[Summary]) -> str:
+    """What the whiskers of a chart stand for: Summary.bounds of each figure."""
+    with_ci = sum(1 for s in summaries if s.ci)
+    if with_ci == len(summaries):
+        return "Whiskers: the 95% confidence interval of the median."
+    if with_ci == 0:
+        return "Whiskers: the min–max range (fewer than 6 values: too few for a 95% confidence interval)."
+    return (
+        "Whiskers: the 95% confidence interval of the median, or the min–max range where a row has fewer than 6 values."
+    )
