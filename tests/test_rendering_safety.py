@@ -1,9 +1,9 @@
 """Nothing a runtime prints, nor a manifest or a spec says, is read as markup
 anywhere a run is shown: rich markup and terminal codes on the terminal,
-HTML in Markdown, formulas in CSV; and every registered format, run report
-and machines side by side, is read as its readers read it. Where possible
-through the command line, with the fake runtime's `says` mechanism saying
-what each test wants."""
+HTML in Markdown, HTML and terminal codes on the HTML page, formulas in
+CSV; and every registered format, run report and machines side by side, is
+read as its readers read it. Where possible through the command line, with
+the fake runtime's `says` mechanism saying what each test wants."""
 
 import csv
 import io
@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -20,8 +21,9 @@ from conftest import FIXTURES, concbench
 from rich.console import Console
 from test_machines_report import hostile_side_by_side
 
+from concbench.display import html_safe
 from concbench.progress import ProgressDisplay
-from concbench.report import document, export, formats, markdown, terminal
+from concbench.report import document, export, formats, html, markdown, terminal
 from concbench.store import open_store
 
 LOUD = "[/] and [bold red]x and \x1b[2J"  # rich markup, then the terminal's clear-screen
@@ -255,11 +257,32 @@ def test_html_in_the_environment_is_escaped_in_markdown(hostile, monkeypatch):
     assert f"Produced by concbench {ESCAPED_IMAGE} from run 1" in text
 
 
+# HTML
+
+# What a page may not hold: control characters but tab and newline (which a
+# <pre> of stderr keeps), lone surrogates, and the two noncharacters XML refuses.
+CONTROL = "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]"
+
+
+def test_control_characters_are_written_as_their_escapes_in_html():
+    said = "<b>\t'x'\n\x1b[2J\r\x00\x7f\x9b\ud800\uffff &\""
+    assert html_safe(said) == "&lt;b&gt;\t&#x27;x&#x27;\n\\x1b[2J\\r\\x00\\x7f\\x9b\\ud800\\uffff &amp;&quot;"
+
+
+def test_a_trials_stderr_and_a_runtimes_version_are_text_on_the_page(loud, monkeypatch):
+    report = stored(loud["env"], monkeypatch)
+    page = html.render(replace(report, environment=[("fake", LOUD)]))
+    html_is_strict_xml_of_inert_text(page)
+    assert page.count("[/] and [bold red]x and \\x1b[2J") == 3  # the environment, the detail and the stderr
+
+
 # Every registered format
 
 
-def html_has_no_markup_from_the_run(page: str) -> None:
+def html_is_strict_xml_of_inert_text(page: str) -> None:
     assert "<script" not in page and "<img" not in page  # the page has neither of its own
+    assert not re.search(CONTROL, page)  # no terminal code, nothing strict XML refuses
+    ET.fromstring(page.split("\n", 1)[1])  # well-formed: past its doctype, nothing broke out of its place
 
 
 def markdown_has_no_html_nor_terminal_codes(text: str) -> None:
@@ -275,7 +298,7 @@ def csv_has_no_formula(text: str) -> None:
 
 # How each format is read, and what must never be read in it.
 READ_SAFELY = {
-    "html": html_has_no_markup_from_the_run,
+    "html": html_is_strict_xml_of_inert_text,
     "md": markdown_has_no_html_nor_terminal_codes,
     "csv": csv_has_no_formula,
     "json": json.loads,

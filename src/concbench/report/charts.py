@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
+from ..display import html_safe
 from . import svg
 
 BAR_FILL, WHISKER = "#4e79a7", "#1d2330"
@@ -107,7 +108,7 @@ def bar_chart(
         middle = TOP + (i + 0.5) * ROW
         low, high = x(bar.low), x(bar.high)
         body.append(
-            f"<g><title>{svg.escaped(bar.tip)}</title>"
+            f"<g><title>{html_safe(bar.tip)}</title>"
             + svg.text(label_room - 8, middle, bar.label, "end")
             + f'<rect class="bar" x="{svg.px(x.start)}" y="{svg.px(middle - BAR_HEIGHT / 2)}" '
             f'width="{svg.px(max(x(bar.value) - x.start, 0.5))}" height="{BAR_HEIGHT}" fill="{BAR_FILL}"/>'
@@ -214,7 +215,7 @@ def _series(line: Line, xs: Sequence[float], x: Scale, y: Scale, colour: str) ->
         if len(r) > 1
     ]
     marks = [
-        f'<g class="point"><title>{svg.escaped(p.tip)}</title>'
+        f'<g class="point"><title>{html_safe(p.tip)}</title>'
         + svg.line(x(v), y(p.low), x(v), y(p.high), colour, 1.2)
         + _marker(line.marker, x(v), y(p.y), colour)
         + "</g>"

@@ -5,6 +5,7 @@ colours' legend. Like charts.py it knows nothing of benchmarks."""
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..display import html_safe
 from . import svg
 
 # ColorBrewer's RdBu, from worse (red) through neutral to better (blue).
@@ -59,11 +60,11 @@ def heatmap(
     bottom = grid_bottom + (GROUP_BAND if groups else 0)
     body = [
         f'<text transform="translate({svg.px(left + (j + 0.5) * cell_width - 4)} {svg.px(header - 6)}) rotate(-45)" '
-        f'fill="{svg.MUTED}">{svg.escaped(column)}</text>'
+        f'fill="{svg.MUTED}">{html_safe(column)}</text>'
         for j, column in enumerate(columns)
     ]
     body += [
-        f'<a href="{svg.escaped(link)}">' + svg.text(left - 8, header + (i + 0.5) * CELL_HEIGHT, text, "end") + "</a>"
+        f'<a href="{html_safe(link)}">' + svg.text(left - 8, header + (i + 0.5) * CELL_HEIGHT, text, "end") + "</a>"
         for i, (text, link) in enumerate(rows)
     ]
     for (i, j), cell in cells.items():
@@ -94,7 +95,7 @@ def _heat_cell(x: float, y: float, width: float, cell: Heat) -> str:
     strong = cell.score is not None and abs(cell.score) > 0.6 * SATURATION
     outline = f' stroke="{svg.INK}" stroke-width="2"' if cell.reference else ' stroke="#ffffff"'
     return (
-        f"<g><title>{svg.escaped(cell.tip)}</title>"
+        f"<g><title>{html_safe(cell.tip)}</title>"
         f'<rect class="heat-cell" x="{svg.px(x)}" y="{svg.px(y)}" width="{svg.px(width)}" height="{CELL_HEIGHT}" '
         f'fill="{fill}"{outline}/>'
         + svg.text(x + width / 2, y + CELL_HEIGHT / 2, cell.text, "middle", 11, "#ffffff" if strong else svg.INK)

@@ -7,14 +7,15 @@ side (report --machines): a heatmap of their ratios per table.
 Its frame is html_page.py, its heatmaps html_ratios.py, its results
 html_results.py and its charts html_charts.py. Every text that came from a
 runtime or a user (names, parameters, stderr, details, the environment) goes
-through html_page.escaped."""
+through display.html_safe, which escapes its markup and its control characters."""
 
+from ..display import html_safe
 from ..records import TrialRecord
 from .diagnosis import Diagnosis
 from .document import RunReport
 from .figures import LEGEND
 from .html_charts import scaling
-from .html_page import escaped, page, section, slug
+from .html_page import page, section, slug
 from .html_ratios import HEAT_COLOURS, overview, side_by_side
 from .html_results import results
 from .machines import READING, MachinesReport
@@ -54,7 +55,7 @@ def _header(report: RunReport, sections: list[str]) -> str:
         if failed
         else ""
     )
-    nav = " · ".join(f'<a href="#{slug(name)}">{escaped(name)}</a>' for name in sections)
+    nav = " · ".join(f'<a href="#{slug(name)}">{html_safe(name)}</a>' for name in sections)
     return (
         f'<header>\n<h1>concbench <span class="run">run {run.id}</span></h1>\n<div class="about">'
         + _facts("Run", facts)
@@ -64,8 +65,8 @@ def _header(report: RunReport, sections: list[str]) -> str:
 
 
 def _facts(caption: str, pairs: list[tuple[str, str]]) -> str:
-    rows = "".join(f"<tr><th>{escaped(label)}</th><td>{escaped(value)}</td></tr>" for label, value in pairs)
-    return f'<table class="facts"><caption>{escaped(caption)}</caption>{rows}</table>'
+    rows = "".join(f"<tr><th>{html_safe(label)}</th><td>{html_safe(value)}</td></tr>" for label, value in pairs)
+    return f'<table class="facts"><caption>{html_safe(caption)}</caption>{rows}</table>'
 
 
 def _selection(request: dict) -> str:
@@ -88,9 +89,9 @@ def _diagnosis(found: Diagnosis | None) -> str:
     """The diagnosis: its paragraphs as a list between its heading and its summary."""
     if not found:
         return ""
-    items = "<ul>" + "".join(f"<li>{escaped(paragraph)}</li>" for paragraph in found.paragraphs) + "</ul>"
+    items = "<ul>" + "".join(f"<li>{html_safe(paragraph)}</li>" for paragraph in found.paragraphs) + "</ul>"
     return section(
-        "Diagnosis", "Diagnosis", f"<p>{escaped(found.heading)}</p>", items, f"<p>{escaped(found.summary)}</p>"
+        "Diagnosis", "Diagnosis", f"<p>{html_safe(found.heading)}</p>", items, f"<p>{html_safe(found.summary)}</p>"
     )
 
 
@@ -98,12 +99,12 @@ def _stability(found: Stability | None) -> str:
     """A repeat check's summary and the cells that moved most."""
     if not found:
         return ""
-    rows = "".join(f"<tr><td>{escaped(cell)}</td><td>{difference:.1%}</td></tr>" for cell, difference in found.worst)
+    rows = "".join(f"<tr><td>{html_safe(cell)}</td><td>{difference:.1%}</td></tr>" for cell, difference in found.worst)
     worst = (
         f'<table class="facts"><caption>the {len(found.worst)} cells that moved most</caption>'
         f"<tr><th>cell</th><th>difference</th></tr>{rows}</table>"
     )
-    return section("Repeat check", "Repeat check", f"<p>{escaped(found.summary())}</p>", worst)
+    return section("Repeat check", "Repeat check", f"<p>{html_safe(found.summary())}</p>", worst)
 
 
 def _failures(failed: list[TrialRecord]) -> str:
@@ -111,9 +112,9 @@ def _failures(failed: list[TrialRecord]) -> str:
         return ""
     cells = {cell: i for i, cell in enumerate(dict.fromkeys(t.cell for t in failed))}  # each cell's trials together
     rows = "".join(
-        f'<tr><td>{escaped(t.cell.workload)} <span class="params">{escaped(t.cell.params_text)}</span></td>'
-        f'<td class="mech">{escaped(t.cell.row)}</td><td class="num">{t.trial + 1}</td>'
-        f'<td class="status">{escaped(str(t.status).upper())}</td><td>{escaped(t.detail)}{_stderr(t.stderr)}</td></tr>'
+        f'<tr><td>{html_safe(t.cell.workload)} <span class="params">{html_safe(t.cell.params_text)}</span></td>'
+        f'<td class="mech">{html_safe(t.cell.row)}</td><td class="num">{t.trial + 1}</td>'
+        f'<td class="status">{html_safe(str(t.status).upper())}</td><td>{html_safe(t.detail)}{_stderr(t.stderr)}</td></tr>'
         for t in sorted(failed, key=lambda t: (cells[t.cell], t.trial))
     )
     return section(
@@ -131,12 +132,12 @@ def _stderr(stderr: str) -> str:
         return '<div class="muted">no stderr</div>'
     lines = len(stderr.rstrip("\n").splitlines())
     summary = f"stderr ({lines} line{'s' if lines > 1 else ''})"
-    return f"<details><summary>{summary}</summary><pre>{escaped(stderr)}</pre></details>"
+    return f"<details><summary>{summary}</summary><pre>{html_safe(stderr)}</pre></details>"
 
 
 def _reading() -> str:
     return section(
-        "How to read", "How to read", "<ul>" + "".join(f"<li>{escaped(item)}</li>" for item in LEGEND) + "</ul>"
+        "How to read", "How to read", "<ul>" + "".join(f"<li>{html_safe(item)}</li>" for item in LEGEND) + "</ul>"
     )
 
 
@@ -156,7 +157,7 @@ def render_machines(found: MachinesReport) -> str:
             section(
                 "Ratios",
                 "Ratios to each machine's own baseline",
-                f"<p>{escaped(READING)} {HEAT_COLOURS} on that machine (n/a, unavailable, or not in its run).</p>",
+                f"<p>{html_safe(READING)} {HEAT_COLOURS} on that machine (n/a, unavailable, or not in its run).</p>",
                 *(side_by_side(side, names, side is found.tables[-1]) for side in found.tables),
             ),
         ],

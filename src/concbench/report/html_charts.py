@@ -4,12 +4,13 @@ each with a caption that says what its whiskers are."""
 
 from collections.abc import Callable
 
+from ..display import html_safe
 from ..results import CellResult
 from ..stats import Summary
 from . import charts
 from .aggregate import Sweep, Table, sweeps
 from .figures import megabytes_text, reading, seconds_text
-from .html_page import escaped, section
+from .html_page import section
 
 # Scaling: a line chart per sweep, each row's look the same in every one
 
@@ -98,10 +99,10 @@ def _sweep_chart(
     scales = [axis for axis, log in (("x", log_x), ("y", log_y)) if log]
     summaries = [figure(t, r) for t in sweep.tables for r in t.rows if figure(t, r)]
     caption = (
-        f"<strong>{escaped(sweep.title)}</strong> ({escaped(sweep.workload)}"
-        + (f", {escaped(sweep.fixed)}" if sweep.fixed else "")
-        + (f", {escaped(sweep.machine_text)}" if sweep.machine_text else "")
-        + f"): median {what} over {escaped(sweep.param)}, "
+        f"<strong>{html_safe(sweep.title)}</strong> ({html_safe(sweep.workload)}"
+        + (f", {html_safe(sweep.fixed)}" if sweep.fixed else "")
+        + (f", {html_safe(sweep.machine_text)}" if sweep.machine_text else "")
+        + f"): median {what} over {html_safe(sweep.param)}, "
         f"one line per mechanism; {better}. {_whiskers(summaries)}"
         + (f" Log scale on {' and '.join(scales)}." if scales else "")
     )
@@ -157,7 +158,7 @@ def _time_chart(table: Table, rows: list[CellResult]) -> str:
     name = f"overhead: {what} minus the {seconds_text(shift)} every unit slept" if shift else f"median {what}"
     chart = charts.bar_chart(bars, text, f"{_titled(table)}: {name}", group_starts(rows))
     return (
-        f'<figure class="time">{chart}<figcaption><strong>{escaped(name[0].upper() + name[1:])}</strong>, '
+        f'<figure class="time">{chart}<figcaption><strong>{html_safe(name[0].upper() + name[1:])}</strong>, '
         f"{better}. {_whiskers(summaries)}</figcaption></figure>"
     )
 

@@ -1,14 +1,11 @@
 """The frame of every HTML page of the report: the page itself, self-contained
-(its style inline, nothing fetched), its sections and their anchors, and the
-escaping every text from a runtime or a user goes through. The markup is
-well-formed XML, so that the tests can parse it strictly."""
+(its style inline, nothing fetched), and its sections with their anchors.
+Every text from a runtime or a user goes through display.html_safe. The
+markup is well-formed XML, so that the tests can parse it strictly."""
 
 import re
-from html import escape
 
-
-def escaped(value) -> str:
-    return escape(str(value), quote=True)
+from ..display import html_safe
 
 
 def page(title: str, body: list[str]) -> str:
@@ -16,7 +13,7 @@ def page(title: str, body: list[str]) -> str:
     return (
         f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8"/>\n'
         f'<meta name="viewport" content="width=device-width, initial-scale=1"/>\n'
-        f"<title>{escaped(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"<title>{html_safe(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
@@ -25,7 +22,9 @@ def page(title: str, body: list[str]) -> str:
 def section(name: str, title: str, *parts: str) -> str:
     """A top-level section; its id comes from its name, as the links of the header's navigation do."""
     return (
-        f'<section id="{slug(name)}">\n<h2>{escaped(title)}</h2>\n' + "\n".join(p for p in parts if p) + "\n</section>"
+        f'<section id="{slug(name)}">\n<h2>{html_safe(title)}</h2>\n'
+        + "\n".join(p for p in parts if p)
+        + "\n</section>"
     )
 
 

@@ -5,11 +5,12 @@ at a time."""
 
 import math
 
+from ..display import html_safe
 from ..results import CellResult
 from . import heatmap
 from .aggregate import Table
 from .figures import ratio_text
-from .html_page import escaped, section
+from .html_page import section
 from .html_results import anchor, table_title
 from .machines import SideBySide
 
@@ -58,7 +59,7 @@ def side_by_side(side: SideBySide, machines: list[str], legend: bool) -> str:
     rate = ' <span class="params">[ops/s]</span>' if table.rate_format else ""
     return (
         f'<figure class="heatmap-figure"><h3>{table_title(table)}{rate}</h3>{_heatmaps(rows, cells, label, legend)}'
-        f"<figcaption>{escaped(side.baselines())} (outlined).</figcaption></figure>"
+        f"<figcaption>{html_safe(side.baselines())} (outlined).</figcaption></figure>"
     )
 
 

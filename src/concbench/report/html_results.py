@@ -2,17 +2,18 @@
 and parameter set with its table of rows, what was remarked and what did
 not run, and its two charts."""
 
+from ..display import html_safe
 from ..results import CellResult
 from .aggregate import Table
 from .columns import TRIALS, Column, page_columns
 from .figures import failures_text, verified_text
 from .html_charts import group_starts, table_charts
-from .html_page import escaped, section, slug
+from .html_page import section, slug
 
 
 def results(tables: list[Table]) -> str:
     index = "".join(
-        f'<li><a href="#{escaped(anchor(t))}">{escaped(t.title)} <span class="params">{escaped(t.params_text)}</span>'
+        f'<li><a href="#{html_safe(anchor(t))}">{html_safe(t.title)} <span class="params">{html_safe(t.params_text)}</span>'
         f"{_machine(t)}</a></li>"
         for t in tables
     )
@@ -22,7 +23,7 @@ def results(tables: list[Table]) -> str:
 def _table_section(table: Table) -> str:
     heading = f"<h3>{table_title(table)}{_machine(table)}</h3>"
     return (
-        f'<section class="result" id="{escaped(anchor(table))}">\n{heading}\n'
+        f'<section class="result" id="{html_safe(anchor(table))}">\n{heading}\n'
         + "\n".join(
             p
             for p in (_rows_table(table), _remarks(table), _unsettled(table), table_charts(table), _skipped(table))
@@ -38,21 +39,21 @@ def anchor(table: Table) -> str:
 
 def table_title(table: Table) -> str:
     return (
-        f'{escaped(table.title)} <span class="workload">({escaped(table.workload)})</span> '
-        f'<span class="params">{escaped(table.params_text)}</span>'
+        f'{html_safe(table.title)} <span class="workload">({html_safe(table.workload)})</span> '
+        f'<span class="params">{html_safe(table.params_text)}</span>'
     )
 
 
 def _machine(table: Table) -> str:
     """Which machine's trials a table holds, where a run's came from several."""
-    return f' <span class="machine">{escaped(table.machine_text)}</span>' if table.machine_text else ""
+    return f' <span class="machine">{html_safe(table.machine_text)}</span>' if table.machine_text else ""
 
 
 def _rows_table(table: Table) -> str:
     if not table.rows:
         return ""
     columns = page_columns(table)
-    head = "".join(f'<th class="num" title="{escaped(c.tip)}">{escaped(c.header)}</th>' for c in columns)
+    head = "".join(f'<th class="num" title="{html_safe(c.tip)}">{html_safe(c.header)}</th>' for c in columns)
     body = []
     starts = group_starts(table.rows)
     for i, cell in enumerate(table.rows):
@@ -63,20 +64,20 @@ def _rows_table(table: Table) -> str:
             (f' class="{classes}"' if classes else ""),
         )
         tag += "".join(
-            f'<span class="tag mark" title="{escaped(m.seen)}">{escaped(m.word)}</span>' for m in table.marks(cell)
+            f'<span class="tag mark" title="{html_safe(m.seen)}">{html_safe(m.word)}</span>' for m in table.marks(cell)
         )
         figures = (
-            "".join(f'<td class="num">{escaped(_figure(column, cell))}</td>' for column in columns)
+            "".join(f'<td class="num">{html_safe(_figure(column, cell))}</td>' for column in columns)
             if table.figure(cell)
             else f'<td class="none" colspan="{len(columns)}">no verified trial</td>'
         )
         body.append(
-            f'<tr{row_class}><th class="mech">{escaped(cell.key.row)}{tag}</th>{figures}'
+            f'<tr{row_class}><th class="mech">{html_safe(cell.key.row)}{tag}</th>{figures}'
             f'<td class="num">{_trials(cell)}</td></tr>'
         )
     return (
         f'<div class="scroll"><table class="rows"><thead><tr><th>mechanism</th>{head}'
-        f'<th class="num" title="{escaped(TRIALS.tip)}">{escaped(TRIALS.header)}</th></tr></thead>'
+        f'<th class="num" title="{html_safe(TRIALS.tip)}">{html_safe(TRIALS.header)}</th></tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
     )
 
@@ -91,13 +92,13 @@ def _figure(column: Column, cell: CellResult) -> str:
 
 def _trials(cell: CellResult) -> str:
     failures = failures_text(cell)
-    link = f' <a class="status" href="#failed-trials">{escaped(failures)}</a>' if failures else ""
-    return escaped(verified_text(cell)) + link
+    link = f' <a class="status" href="#failed-trials">{html_safe(failures)}</a>' if failures else ""
+    return html_safe(verified_text(cell)) + link
 
 
 def _remarks(table: Table) -> str:
     """What the marks of the rows say was observed, and the notes on rows."""
-    items = "".join(f"<li>{escaped(row)}: {escaped(what)}</li>" for row, what in table.remarks())
+    items = "".join(f"<li>{html_safe(row)}: {html_safe(what)}</li>" for row, what in table.remarks())
     return f'<ul class="remarks">{items}</ul>' if items else ""
 
 
@@ -106,7 +107,7 @@ def _unsettled(table: Table) -> str:
     if not pairs:
         return ""
     items = "".join(
-        f"<li>{escaped(a.key.row)} and {escaped(b.key.row)}: intervals overlap, their order is not settled by this run</li>"
+        f"<li>{html_safe(a.key.row)} and {html_safe(b.key.row)}: intervals overlap, their order is not settled by this run</li>"
         for a, b in pairs
     )
     return f'<ul class="warn">{items}</ul>'
@@ -115,7 +116,7 @@ def _unsettled(table: Table) -> str:
 def _skipped(table: Table) -> str:
     """The rows that did not run, those with the same reason together."""
     items = "".join(
-        f'<li><span class="kind">{escaped(kind)}</span> {escaped(", ".join(rows))}: {escaped(reason)}</li>'
+        f'<li><span class="kind">{html_safe(kind)}</span> {html_safe(", ".join(rows))}: {html_safe(reason)}</li>'
         for (kind, reason), rows in table.skipped_by_reason().items()
     )
     return f'<ul class="skipped">{items}</ul>' if items else ""

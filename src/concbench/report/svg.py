@@ -6,15 +6,11 @@ same wherever it is pasted. Text is set in a monospace font, whose
 characters all have the same advance, so the layout can reserve room for a
 label without measuring it."""
 
-from html import escape
+from ..display import html_safe
 
 FONT_SIZE = 12
 FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 INK, MUTED, GRID = "#1d2330", "#5b6475", "#e3e6ec"
-
-
-def escaped(text) -> str:
-    return escape(str(text), quote=True)
 
 
 def advance(text: str, size: float = FONT_SIZE) -> float:
@@ -30,7 +26,7 @@ def px(value: float) -> str:
 def chart(width: float, height: float, kind: str, label: str, body: list[str]) -> str:
     return (
         f'<svg class="chart {kind}" viewBox="0 0 {px(width)} {px(height)}" width="{px(width)}" '
-        f'height="{px(height)}" role="img" aria-label="{escaped(label)}" font-family="{FONT}" '
+        f'height="{px(height)}" role="img" aria-label="{html_safe(label)}" font-family="{FONT}" '
         f'font-size="{FONT_SIZE}" fill="{INK}">' + "".join(body) + "</svg>"
     )
 
@@ -42,7 +38,7 @@ def text(
     size_attr = f' font-size="{px(size)}"' if size != FONT_SIZE else ""
     return (
         f'<text x="{px(x)}" y="{px(y)}" dy="0.35em" text-anchor="{anchor}" fill="{fill}"'
-        f"{size_attr}{extra}>{escaped(content)}</text>"
+        f"{size_attr}{extra}>{html_safe(content)}</text>"
     )
 
 
