@@ -20,10 +20,11 @@ bench: setup
 
 # The kits' own unit tests first (the Rust kit's: its LCG's draws, monoio's
 # yield), then the harness's tests, which run every cell's smoke profile
-# and start a throwaway PostgreSQL server (-rs: a skipped test says why).
+# and start a throwaway PostgreSQL server (-rs: a skipped test says why;
+# --durations: the slowest, for keeping the whole under 20 minutes).
 test: lint
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo test --release --quiet --locked --target-dir build; fi
-	@$(VENV)/bin/pytest -q -rs
+	@$(VENV)/bin/pytest -q -rs --durations=15
 
 # Each language's standard checker: ruff for the harness (and for the Python
 # kit, with the harness's settings, where python3 is installed), hlint for the
