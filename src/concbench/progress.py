@@ -1,4 +1,5 @@
-"""Progress of a run on the terminal, and how its time was spent. Rich's
+"""Progress of a run on the terminal: what it will take, how far it is, and
+how its time was spent. Rich's
 own refresh thread would wake the harness ten times a second during a
 trial, so this display redraws only between trials, when nothing is being
 measured."""
@@ -11,12 +12,74 @@ from rich.text import Text
 
 from .display import printable
 from .formatting import duration_text
-from .plan import Cell
+from .plan import Cell, Plan
 from .records import TrialRecord
 from .schedule import Outcome, Schedule
 from .status import Status
+from .warmup import MOST as MOST_WARMUPS
+from .warmup import STEADY
 
 NAMED = 10  # unsettled cells named at the end of a run, the noisiest
+
+
+def extent_text(plan: Plan, profile: str) -> str:
+    """What a run will take: cells, trials, runs and warm-ups, profile and budget."""
+    s = plan.settings
+    single = sorted({c.workload.id for c in plan.cells if c.workload.one_run_per_process})
+    exception = f"; one run for {', '.join(single)}, whose peak memory is one run's" if single else ""
+    trials = (
+        f"{s.trials} to {s.max_trials} trials (until the ratio's 95% interval is within ±{s.target * 100:g}%)"
+        if s.target is not None
+        else f"{s.trials} trials"
+    )
+    calibrated = f" of at least {s.min_run * 1000:g} ms" if s.min_run else ""
+    runs = f"{s.runs} timed run{'s' * (s.runs > 1)}{calibrated} each"
+    runs = f"{runs}{_runtime_warmups(plan)}" if s.warmup is None else f"{s.warmup} warm-up + {runs}"
+    budget = f", budget {duration_text(s.budget)}" if s.budget else ""
+    return f"{len(plan.cells)} cells x {trials} ({runs}{exception}), {profile} profile{budget}"
+
+
+def _runtime_warmups(plan: Plan) -> str:
+    """The warm-ups each runtime's trials take where the plan leaves them to
+    the runtime, a mechanism named where it differs from its runtime."""
+    names: dict[str, set[str]] = {}
+    for cell in plan.cells:
+        if not cell.workload.one_run_per_process:
+            own = cell.runtime.manifest.mechanisms[cell.mechanism].warmup is not None
+            name = f"{cell.runtime.name}/{cell.mechanism}" if own else cell.runtime.name
+            warmups = plan.settings_for(cell).warmup
+            shown = f"until steady (at most {MOST_WARMUPS})" if warmups == STEADY else str(warmups)
+            names.setdefault(shown, set()).add(name)
+    ordered = sorted(names.items(), key=lambda item: (len(item[0]), item[0]))  # counts by size, then "until"
+    counts = "; ".join(f"{shown} for {', '.join(sorted(found))}" for shown, found in ordered)
+    return f", after the warm-ups each runtime needs: {counts}" if counts else ""
+
+
+def to_go_text(schedule: Schedule) -> str:
+    to_go = schedule.planned - schedule.taken
+    return f"at least {to_go}" if schedule.settings.target is not None else str(to_go)
+
+
+def budget_text(schedule: Schedule) -> str:
+    """What the least trials should take of the budget, as earlier runs tell."""
+    least_ns, unknown = schedule.least_ns()
+    budget = schedule.settings.budget
+    if least_ns:
+        unmeasured = f" and {unknown} cells not measured before" if unknown else ""
+        least = f"every cell's least trials should take about {duration_text(least_ns / 1e9)}{unmeasured}"
+    else:
+        least = "no earlier run tells how long every cell's least trials take"
+    text = f"budget {duration_text(budget)}: {least}; the rest goes to the widest intervals"
+    if least_ns > budget * 1e9:
+        text += "; the budget cannot hold them: the cells it stops short are named at the end"
+    return text
+
+
+def plan_progress_text(progress) -> str:
+    """How far the workers have taken a stored plan."""
+    held = f", {len(progress.claimed)} held by workers" if progress.claimed else ""
+    again = f"; {progress.reclaimed} claimed again after a worker's lease lapsed" if progress.reclaimed else ""
+    return f"plan: {progress.done} of {progress.planned} trials done{held}, {progress.waiting} waiting{again}"
 
 
 class ProgressDisplay:

@@ -1,0 +1,123 @@
+"""What the suite holds and what this machine has: concbench list, doctor and setup."""
+
+from collections.abc import Iterator
+
+import click
+from rich.text import Text
+
+from .. import limits, paths, runtimes, workloads
+from .. import setup as system
+from ..display import printable
+from ..errors import UserError
+from ..plan import Selection
+from ..store import postgresql
+from .console import console
+from .shared_options import suite_options
+
+
+@click.command(name="list")
+@suite_options
+def list_():
+    """Workloads, runtimes, mechanisms, and every n/a cell with its reason."""
+    specs, found = workloads.load_all(), runtimes.load_all()
+    console.print(_heading("Workloads", "concbench run -w ID; parameters at the quick profile"))
+    for spec in specs.values():
+        quick = " ".join(
+            f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in spec.profiles["quick"].items()
+        )
+        console.print(
+            Text.assemble(printable(f"  {spec.id:<15} {spec.title}: {quick}  "), (printable(f"({spec.origin})"), "dim"))
+        )
+    console.print()
+    console.print(_heading("Runtimes and mechanisms", "concbench run -r NAME -m NAME"))
+    for rt in found.values():
+        for line in _runtime_lines(rt):
+            console.print(printable(line))
+    console.print()
+    console.print(_heading("Cells that do not run"))
+    for line in _na_lines(specs, found):
+        console.print(printable(line))
+
+
+def _heading(title: str, hint: str = "") -> Text:
+    return Text.assemble((title, "bold"), f"  ({hint})" if hint else "")
+
+
+def _runtime_lines(rt: runtimes.Runtime) -> Iterator[str]:
+    yield f"  {rt.name:<12} {rt.manifest.summary}"
+    for name, mech in rt.manifest.mechanisms.items():
+        yield f"    {rt.name + '/' + name:<18} {mech.doc}"
+    for name, option in rt.manifest.options.items():
+        yield f"    option {name:<11} {option.doc}  (-o {name})"
+    for name, why in rt.manifest.absent.items():
+        yield f"    {rt.name + '/' + name:<18} absent: {why}"
+
+
+def _na_lines(specs: dict[str, workloads.Workload], found: dict[str, runtimes.Runtime]) -> Iterator[str]:
+    for spec in specs.values():
+        for rt in found.values():
+            for mechanism in rt.manifest.mechanisms:
+                row = f"{spec.id:<15} {rt.name + '/' + mechanism:<18}"
+                reason = rt.na_reason(spec.id, mechanism)
+                limit = rt.manifest.mechanisms[mechanism].limits.get(spec.id)
+                if reason:
+                    yield f"  {row} n/a: {reason}"
+                elif limit:
+                    yield f"  {row} n/a above {limit.param}={limit.max}: {limit.why}"
+
+
+@click.command()
+@suite_options
+def doctor():
+    """Which toolchains and libraries are present, and how to install what is missing."""
+    missing = 0
+    for rt in runtimes.load_all().values():
+        rt.build()
+        ok = rt.toolchain.ok and not rt.build_error
+        missing += not ok
+        state = rt.toolchain.output if ok else rt.build_error if rt.toolchain.ok else f"not found ({rt.toolchain_hint})"
+        console.print(Text.assemble(_found(ok), printable(f" {rt.name:<16} {state}")))
+        for name, mech in rt.manifest.mechanisms.items():
+            if not mech.requires or not ok:
+                continue
+            usable = rt.probe_requirement(name).ok
+            missing += not usable
+            hint = "" if usable else f"  ({rt.install_hint(mech.packages)})"
+            console.print(
+                Text.assemble(
+                    _found(usable), printable(f" {rt.name + '/' + name:<16} {' '.join(rt.expand(mech.requires))}{hint}")
+                )
+            )
+        for name, why in rt.manifest.absent.items():  # cannot be had here: not counted as missing
+            console.print(Text.assemble(("absent ", "yellow"), printable(f" {rt.name + '/' + name:<16} {why}")))
+    console.print(printable(f"database: {postgresql.shown(paths.default_db())}"))
+    console.print(f"limits: {limits.describe(Selection().caps)} (concbench run --memory-limit, --process-limit)")
+    return 1 if missing else 0
+
+
+def _found(ok: bool) -> Text:
+    return Text("ok     ", style="green") if ok else Text("missing", style="red")
+
+
+@click.command()
+@click.option("--dry-run", is_flag=True, help="Only print what would be installed.")
+@click.option("--tests", is_flag=True, help="Also what the tests need (a browser for the HTML report).")
+@suite_options
+def setup(dry_run, tests):
+    """Install the Debian packages the runtimes need (apt-get), if any are missing.
+
+    Prints nothing when everything is present."""
+    missing = system.missing_packages(system.required_packages(list(runtimes.load_all().values()), tests))
+    if missing:
+        console.print(printable(f"{'would install' if dry_run else 'installing'}: {' '.join(missing)}"))
+        if not dry_run:
+            system.install(missing)
+    optional = system.missing_packages(system.OPTIONAL_TEST_PACKAGES) if tests else []
+    if optional:
+        console.print(printable(f"{'would install' if dry_run else 'installing'}: {' '.join(optional)}"))
+        if not dry_run:
+            try:
+                system.install(optional)
+            except UserError as e:
+                console.print(printable(f"{e}: the tests that need {' '.join(optional)} will be skipped"))
+    return 0

@@ -1,0 +1,130 @@
+"""The options several commands share: which database, which folders of
+workloads and runtimes, which cells, and how a run is named and judged."""
+
+from pathlib import Path
+
+import click
+
+from .. import options, paths
+from ..plan import PROFILE_SETTINGS
+from ..store import Store, open_store
+
+DB_OPTION = click.option(
+    "--db",
+    default=None,
+    callback=options.database,
+    metavar="FILE|URL",
+    help="A SQLite file, or a PostgreSQL server's postgresql://USER@HOST/NAME (default: "
+    "results/concbench.db in the project, or $CONCBENCH_DB). Its password goes in ~/.pgpass, "
+    "PGPASSWORD or $CONCBENCH_DB, not here: every local user can read a command line.",
+)
+
+
+def _folders(kind: str):
+    """An option's folders of workloads or runtimes, added to the project's own."""
+
+    def add(ctx, param, values: tuple[Path, ...]) -> None:
+        paths.add(kind, values)
+
+    return click.option(
+        f"--{kind}",
+        multiple=True,
+        metavar="DIR",
+        expose_value=False,
+        callback=add,
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help=f"Also the {kind} in DIR, from outside the repository (repeatable; "
+        f"also ${paths.VARIABLES[kind]}, ':'-separated).",
+    )
+
+
+def suite_options(command):
+    """--workloads DIR and --runtimes DIR, for every command that reads specs or manifests."""
+    return _folders("workloads")(_folders("runtimes")(command))
+
+
+WORKLOAD_OPTION = click.option(
+    "-w",
+    "--workload",
+    "workload",
+    multiple=True,
+    metavar="ID",
+    callback=options.names,
+    help="Only these workloads (repeat or comma-separate). Default: all.",
+)
+RUNTIME_OPTION = click.option(
+    "-r",
+    "--runtime",
+    "runtime",
+    multiple=True,
+    metavar="NAME",
+    callback=options.names,
+    help="Only these runtimes, e.g. ruby, c. Default: all.",
+)
+MECHANISM_OPTION = click.option(
+    "-m",
+    "--mechanism",
+    "mechanism",
+    multiple=True,
+    metavar="NAME",
+    callback=options.names,
+    help="Only these mechanisms: 'thread' or 'ruby/thread'. Default: all.",
+)
+PROFILE_OPTION = click.option(
+    "--profile",
+    type=click.Choice(list(PROFILE_SETTINGS)),
+    default="quick",
+    show_default=True,
+    help="Parameter set: smoke (seconds, the tests), quick, standard (the seeds' "
+    "own parameters), full (standard plus the scaling sweeps).",
+)
+PARAM_OPTION = click.option(
+    "-p",
+    "--param",
+    "param",
+    multiple=True,
+    metavar="NAME=VALUE[,VALUE...]",
+    callback=options.overrides,
+    help="Override a parameter; several values make a sweep.",
+)
+
+
+def option_option(help: str):
+    """-o NAME, a runtime option, with what it does for the command."""
+    return click.option("-o", "--option", "option", multiple=True, metavar="NAME", callback=options.names, help=help)
+
+
+THRESHOLD_OPTION = click.option(
+    "--threshold",
+    type=options.Finite(min=0),
+    default=5.0,
+    show_default=True,
+    metavar="PCT",
+    help="The smallest change in time worth calling, in percent.",
+)
+ACROSS_MACHINES_OPTION = click.option(
+    "--across-machines",
+    is_flag=True,
+    help="Also set runs of different machines against each other (another machine is not a code "
+    "change: its figures differ for reasons of its own).",
+)
+
+
+MACHINE_OPTION = click.option(
+    "--machine",
+    envvar="CONCBENCH_MACHINE",
+    callback=options.machine_name,
+    metavar="NAME",
+    help="The name this machine goes by in reports (default: its host name); recorded with every "
+    "trial beside a stable id of the machine ($CONCBENCH_MACHINE).",
+)
+
+
+def database(db: str | None) -> str:
+    """The database --db names, else the default one."""
+    return db or paths.default_db()
+
+
+def existing_store(db: str | None) -> Store:
+    """The database of a command that only reads it: never made by it."""
+    return open_store(database(db), create=False)

@@ -1,0 +1,167 @@
+"""A stored run shown again: concbench show (the terminal's tables) and
+report (a file in one of the report formats)."""
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import click
+
+from ..display import printable
+from ..errors import UserError
+from ..progress import plan_progress_text
+from ..report import document, export, figures, html, markdown, serialize, terminal
+from ..report import machines as machines_view
+from ..selection import CellFilter
+from ..store import Store
+from .console import console
+from .shared_options import (
+    DB_OPTION,
+    MECHANISM_OPTION,
+    RUNTIME_OPTION,
+    WORKLOAD_OPTION,
+    existing_store,
+    suite_options,
+)
+
+
+@click.command()
+@click.argument("run_id", type=int, required=False, metavar="[RUN]")
+@WORKLOAD_OPTION
+@RUNTIME_OPTION
+@MECHANISM_OPTION
+@click.option(
+    "--json", "as_json", is_flag=True, help="One JSON record per trial: cell, params, status, every figure, stderr."
+)
+@DB_OPTION
+@suite_options
+def show(run_id, workload, runtime, mechanism, as_json, db):
+    """Print a stored run again (the latest by default), or the part of it
+    that -w, -r and -m name."""
+    store = existing_store(db)
+    wanted = CellFilter(workload, runtime, mechanism)
+    if as_json:
+        found = document.build(store.stored_run(run_id), wanted)
+        for t in found.trials:
+            click.echo(json.dumps(serialize.trial_record(found.run, t)))
+        return 0
+    return tables(store, store.run(run_id).id, wanted)
+
+
+def tables(store: Store, run_id: int, wanted: CellFilter = CellFilter()) -> int:
+    """A run's tables on the terminal, with its diagnosis and the legend; 1
+    where a trial failed or did not verify."""
+    report = document.build(store.stored_run(run_id), wanted)
+    console.print(terminal.run_header(report.run, report.environment))
+    if report.speed:
+        console.print(report.speed.line())
+    if progress := store.progress(run_id):
+        console.print(printable(plan_progress_text(progress)))
+        for cell, index, name in progress.claimed:
+            console.print(printable(f"  {name}: {cell} trial {index + 1}"))
+        if workers := store.workers(run_id):
+            console.print(printable(f"workers: {', '.join(workers)}"))
+    for table in report.tables:
+        console.print()
+        for line in terminal.render(table):
+            console.print(line)
+    console.print()
+    for line in report.diagnosis.lines() if report.diagnosis else []:
+        console.print(printable(line))
+    console.print()
+    console.print(figures.legend_text(), style="dim")
+    if report.repeat_check:
+        console.print(printable(f"repeat check: {report.repeat_check.summary()}"))
+        for cell, difference in report.repeat_check.worst:
+            console.print(printable(f"  {difference:7.1%}  {cell}"))
+    if report.failed:
+        console.print(f"{len(report.failed)} of {len(report.trials)} trials failed or did not verify", style="bold red")
+    return 1 if report.failed else 0
+
+
+REPORT_FORMATS = {"html": html.render, "md": markdown.render, "csv": export.csv_text, "json": export.json_text}
+
+
+MACHINES_FORMATS = {"html": html.render_machines, "md": markdown.render_machines}
+
+
+@click.command()
+@click.argument("run_ids", type=int, nargs=-1, metavar="[RUN]...")
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(list(REPORT_FORMATS)),
+    default="html",
+    show_default=True,
+    help="html: one self-contained page with charts; md: Markdown tables in the seeds' "
+    "styles; csv, json: every trial and run (schema in docs/formats.md).",
+)
+@click.option(
+    "--machines",
+    is_flag=True,
+    help="Set machines side by side: per table, each machine's ratios to its own baseline, from the "
+    "latest run of each machine (or of each among the RUNs given); html or md.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write it. Default: results/run-RUN.html (results/machines.html with --machines) "
+    "beside the database for html, standard output for the others.",
+)
+@WORKLOAD_OPTION
+@RUNTIME_OPTION
+@MECHANISM_OPTION
+@DB_OPTION
+@suite_options
+def report(run_ids, format_, machines, output, workload, runtime, mechanism, db):
+    """Write a report of a stored run (the latest by default), or of the part
+    of it that -w, -r and -m name; with --machines, of the machines'
+    latest runs side by side."""
+    store = existing_store(db)
+    made = _machines_report if machines else _run_report
+    text, what, default = made(store, run_ids, format_, CellFilter(workload, runtime, mechanism))
+    if output is None and format_ == "html":
+        output = store.folder / default
+    if output is None:
+        click.echo(text, nl=False)
+        return 0
+    _write(output, text)
+    console.print(printable(f"{what}: {output}"))
+    return 0
+
+
+def _run_report(store: Store, run_ids: tuple[int, ...], format_: str, wanted: CellFilter) -> tuple[str, str, str]:
+    """A run's report in a format, what it is and the name of its HTML file."""
+    if len(run_ids) > 1:
+        raise UserError("report takes one RUN; several go with --machines")
+    found = document.build(store.stored_run(run_ids[0] if run_ids else None), wanted)
+    return REPORT_FORMATS[format_](found), f"report of run {found.run.id}", f"run-{found.run.id}.html"
+
+
+def _machines_report(store: Store, run_ids: tuple[int, ...], format_: str, wanted: CellFilter) -> tuple[str, str, str]:
+    """The machines side by side in a format, what it is and the name of its HTML file."""
+    if format_ not in MACHINES_FORMATS:
+        raise UserError(f"report --machines writes html or md, not {format_}")
+    found = machines_view.build(store.latest_of_each_machine(run_ids), run_ids, wanted)
+    return MACHINES_FORMATS[format_](found), "machines side by side", "machines.html"
+
+
+def _write(output: Path, text: str) -> None:
+    """Written whole or not at all (a full disk leaves no half report), by a
+    file of its own made anew, so that nothing planted beside the report (in
+    /tmp, say) is followed or written through."""
+    partial = None
+    try:
+        fd, partial = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.")
+        with os.fdopen(fd, "w") as file:
+            file.write(text)
+            os.fchmod(file.fileno(), 0o644)  # a report is for reading, as a plain file would be
+        os.replace(partial, output)
+    except OSError as e:
+        if partial:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
+        raise UserError(f"cannot write {output}: {e.strerror or e}") from None
