@@ -5,11 +5,9 @@ from rich.text import Text
 
 from .. import environment, options
 from ..display import printable
-from ..errors import UserError
 from ..report import comparison, document, terminal
-from ..report.history import histories
+from ..report.history import histories, latest_machine, other_machine_runs
 from ..selection import CellFilter
-from ..store import Store
 from .console import console
 from .shared_options import (
     ACROSS_MACHINES_OPTION,
@@ -50,7 +48,7 @@ def compare(before, after, threshold, fail_on_regression, across_machines, db):
     runs = store.run(before), store.run(after)
     trials = store.trials(runs[0].id), store.trials(runs[1].id)
     if not across_machines:
-        _refuse_other_machines(runs, trials)
+        comparison.refuse_other_machines(runs, trials)
     specs = document.load_specs()
     if fail_on_regression is not None:  # a regression that is not called cannot fail
         threshold = min(threshold, fail_on_regression)
@@ -64,34 +62,6 @@ def compare(before, after, threshold, fail_on_regression, across_machines, db):
     console.print()
     console.print(terminal.change_summary(found))
     return regressions(found, fail_on_regression)
-
-
-def _refuse_other_machines(runs, trials) -> None:
-    """Another machine is not a code change: two runs are compared only where
-    one machine ran every trial of both (workers may have drained a run on several)."""
-    machines = [_machines(run, found) for run, found in zip(runs, trials)]
-    if len(set().union(*machines)) < 2:
-        return
-    if all(len(m) == 1 for m in machines):
-        where = f"runs {runs[0].id} and {runs[1].id} ran on different machines, " + " and ".join(
-            next(iter(m)) for m in machines
-        )
-    else:
-        run, mixed = next((run, m) for run, m in zip(runs, machines) if len(m) > 1)
-        where = f"run {run.id}'s trials ran on {len(mixed)} machines, {', '.join(sorted(mixed))}"
-    raise UserError(
-        f"{where}: another machine is not a code change, so no cell is called slower or faster "
-        "(--across-machines compares them anyway)"
-    )
-
-
-def _machines(run, trials) -> set[str]:
-    """The machines that ran a run's trials, as people name them; the run's own
-    where its trials predate machines (none where it does too: any machine)."""
-    named = {f"{t.machine} ({t.machine_id})" for t in trials if t.machine_id}
-    if named or not run.environment.get("machine_id"):
-        return named
-    return {environment.machine_text(run.environment)}
 
 
 @click.command()
@@ -122,10 +92,10 @@ def history(workload, runtime, mechanism, param, threshold, last, steps_only, ac
     last, for a drift of steps too small to call one by one."""
     wanted = CellFilter(workload, runtime, mechanism, tuple(param.items()))
     store = existing_store(db)
-    machine = None if across_machines else _latest_machine(store)
-    found = histories(
-        store.name, store.runs_with_trials(), document.load_specs(), threshold / 100, wanted, last, machine
-    )
+    stored = store.runs_with_trials()
+    runs = [run for run, _ in stored]
+    machine = None if across_machines else latest_machine(runs)
+    found = histories(store.name, stored, document.load_specs(), threshold / 100, wanted, last, machine)
     for cell_history in found:
         if cell_history.moved or not steps_only:
             console.print()
@@ -133,7 +103,7 @@ def history(workload, runtime, mechanism, param, threshold, last, steps_only, ac
                 console.print(line)
     console.print()
     console.print(terminal.history_summary(found, threshold / 100))
-    if machine is not None and (others := _other_machines(store, machine)):
+    if machine is not None and (others := other_machine_runs(runs, machine)):
         console.print(
             printable(
                 f"left out {others} run(s) of other machines than the latest run's, "
@@ -143,16 +113,6 @@ def history(workload, runtime, mechanism, param, threshold, last, steps_only, ac
         )
     console.print(terminal.HISTORY_LEGEND, style="dim")
     return 0
-
-
-def _latest_machine(store: Store) -> dict | None:
-    """The fingerprint of the latest run, whose machine a history follows."""
-    found = store.runs()
-    return found[-1].environment if found else None
-
-
-def _other_machines(store: Store, machine: dict) -> int:
-    return sum(not environment.same_machine(r.environment, machine) for r in store.runs())
 
 
 def regressions(found, fail_on_regression) -> int:

@@ -12,7 +12,9 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cached_property
 
-from ..records import TrialRecord
+from .. import environment
+from ..errors import UserError
+from ..records import RunInfo, TrialRecord
 from ..results import CellResult
 from ..stats import benjamini_hochberg, mann_whitney_p, smallest_p
 from ..workloads import Workload
@@ -128,3 +130,32 @@ def adjusted(found: list[Change]) -> list[Change]:
     tested = [c for c in found if c.p is not None]
     qs = dict(zip(map(id, tested), benjamini_hochberg([c.p for c in tested])))
     return [replace(c, q=qs[id(c)]) if id(c) in qs else c for c in found]
+
+
+def refuse_other_machines(runs: tuple[RunInfo, RunInfo], trials: tuple[list[TrialRecord], list[TrialRecord]]) -> None:
+    """Another machine is not a code change: two runs are compared only
+    where one machine ran every trial of both (workers may
+    have drained a run on several)."""
+    machines = [_machines(run, found) for run, found in zip(runs, trials)]
+    if len(set().union(*machines)) < 2:
+        return
+    if all(len(m) == 1 for m in machines):
+        where = f"runs {runs[0].id} and {runs[1].id} ran on different machines, " + " and ".join(
+            next(iter(m)) for m in machines
+        )
+    else:
+        run, mixed = next((run, m) for run, m in zip(runs, machines) if len(m) > 1)
+        where = f"run {run.id}'s trials ran on {len(mixed)} machines, {', '.join(sorted(mixed))}"
+    raise UserError(
+        f"{where}: another machine is not a code change, so no cell is called slower or faster "
+        "(--across-machines compares them anyway)"
+    )
+
+
+def _machines(run, trials: list[TrialRecord]) -> set[str]:
+    """The machines that ran a run's trials, as people name them; the run's own
+    where its trials predate machines (none where it does too: any machine)."""
+    named = {f"{t.machine} ({t.machine_id})" for t in trials if t.machine_id}
+    if named or not run.environment.get("machine_id"):
+        return named
+    return {environment.machine_text(run.environment)}

@@ -154,3 +154,13 @@ def _history(appearances: list[tuple[RunInfo, Table, CellResult]], threshold: fl
     first, last = measured[0], measured[-1]
     drift = Change(last.table, last.cell.key.row, first.cell, last.cell, threshold)
     return History(tuple(points), Point(last.run, last.table, last.cell, first, drift))
+
+
+def latest_machine(runs: list[RunInfo]) -> dict | None:
+    """The fingerprint of the latest of the runs (oldest first), whose machine a history follows."""
+    return runs[-1].environment if runs else None
+
+
+def other_machine_runs(runs: list[RunInfo], machine: dict) -> int:
+    """How many of the runs another machine than this one ran."""
+    return sum(not environment.same_machine(run.environment, machine) for run in runs)
