@@ -10,7 +10,9 @@ from . import limits, paths, trial
 from .runtimes import Runtime
 
 
-def fingerprint(runtimes: list[Runtime], caps: limits.Limits, machine_name: str | None = None) -> dict:
+def fingerprint(
+    runtimes: list[Runtime], caps: limits.Limits, machine_name: str | None = None, suite: paths.Suite = paths.Suite()
+) -> dict:
     return {
         "machine": machine_name or platform.node() or "unnamed",
         "machine_id": machine_id(),
@@ -25,7 +27,7 @@ def fingerprint(runtimes: list[Runtime], caps: limits.Limits, machine_name: str 
         "python": platform.python_version(),
         "concbench": _commit(paths.PROJECT),
         "runtimes": {r.name: r.toolchain.output for r in runtimes if r.toolchain.ok},
-        "origins": _origins(runtimes),
+        "origins": _origins(runtimes, suite),
         "libraries": {k: v for r in runtimes for k, v in r.library_versions().items()},
         "limits": limits.describe(caps),
         "trials": trial.conditions(),
@@ -84,11 +86,11 @@ def _meminfo_total_kb() -> int | None:
     return None
 
 
-def _origins(runtimes: list[Runtime]) -> dict[str, str]:
+def _origins(runtimes: list[Runtime], suite: paths.Suite) -> dict[str, str]:
     """Where what is not part of this checkout came from: runtimes and
     workload folders from outside it, with their git commits."""
     found = {f"runtime {r.name}": _place(r.folder) for r in runtimes if not paths.in_project(r.folder)}
-    specs = [_place(folder) for folder in paths.workload_dirs() if not paths.in_project(folder)]
+    specs = [_place(folder) for folder in suite.workload_dirs() if not paths.in_project(folder)]
     return found | ({"workloads": "; ".join(specs)} if specs else {})
 
 

@@ -9,6 +9,7 @@ database: a SQLite file, or a PostgreSQL server's postgresql:// URL."""
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import UserError
@@ -17,16 +18,10 @@ PROJECT = Path(__file__).resolve().parents[2]
 BUILTIN = {"workloads": PROJECT / "workloads", "runtimes": PROJECT / "runtimes"}
 VARIABLES = {"workloads": "CONCBENCH_WORKLOADS", "runtimes": "CONCBENCH_RUNTIMES"}
 
-_given: dict[str, list[Path]] = {"workloads": [], "runtimes": []}  # by the command line
 
-
-def add(kind: str, folders: tuple[Path, ...]) -> None:
-    """Folders of workloads or runtimes given on the command line."""
-    _given[kind] += folders
-
-
-def folders(kind: str) -> list[Path]:
-    """Where to find the workloads or runtimes: each folder once, built-in first."""
+def _folders(kind: str, given: tuple[Path, ...] = ()) -> list[Path]:
+    """Where to find the workloads or runtimes, given: those of the command
+    line. Each folder once, built-in first."""
     builtin = [] if os.environ.get("CONCBENCH_BUILTINS") == "off" else [BUILTIN[kind]]
     variable = VARIABLES[kind]
     listed = [Path(p) for p in os.environ.get(variable, "").split(":") if p]
@@ -34,7 +29,7 @@ def folders(kind: str) -> list[Path]:
         if not folder.is_dir():
             raise UserError(f"{variable}: {folder} is not a folder")
     found = {}
-    for folder in builtin + listed + _given[kind]:
+    for folder in builtin + listed + list(given):
         found.setdefault(folder.resolve(), folder)
     return list(found.values())
 
@@ -44,12 +39,19 @@ def in_project(path: Path) -> bool:
     return path.resolve().is_relative_to(PROJECT)
 
 
-def workload_dirs() -> list[Path]:
-    return folders("workloads")
+@dataclass(frozen=True)
+class Suite:
+    """The folders of workloads and runtimes a command was given, which add
+    to the project's own and those of the environment."""
 
+    workloads: tuple[Path, ...] = ()
+    runtimes: tuple[Path, ...] = ()
 
-def runtime_dirs() -> list[Path]:
-    return folders("runtimes")
+    def workload_dirs(self) -> list[Path]:
+        return _folders("workloads", self.workloads)
+
+    def runtime_dirs(self) -> list[Path]:
+        return _folders("runtimes", self.runtimes)
 
 
 RESULTS = PROJECT / "results"

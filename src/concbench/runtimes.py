@@ -193,7 +193,7 @@ def load_all(folders: list[Path] | None = None) -> dict[str, Runtime]:
     """Every runtime (of these folders, else the suite's): each folder of
     runtimes holds runtime folders, or is one."""
     found: dict[str, Runtime] = {}
-    for folder in paths.runtime_dirs() if folders is None else folders:
+    for folder in paths.Suite().runtime_dirs() if folders is None else folders:
         own = folder / "runtime.toml"
         for path in [own] if own.exists() else sorted(folder.glob("*/runtime.toml")):
             manifest = load_toml(path, Manifest)

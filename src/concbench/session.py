@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from rich.console import Console
 
-from . import environment, leftovers, runtimes, turns, worker, workloads
+from . import environment, leftovers, paths, runtimes, turns, worker, workloads
 from .display import printable
 from .errors import UserError
 from .plan import Choice, Plan, Selection, choose, make_plan
@@ -50,6 +50,7 @@ class Request:
     repeat_check: bool = False
     plan_only: bool = False
     machine: str | None = None
+    suite: paths.Suite = paths.Suite()  # the folders of workloads and runtimes given
 
 
 def run(request: Request, db: str, screen: Screen) -> int:
@@ -69,12 +70,12 @@ def run(request: Request, db: str, screen: Screen) -> int:
         if request.resume
         else (None, Selection.asked(profile=request.profile, **_given(request.asked)))
     )
-    choice, plan = prepare(selection, screen)
+    choice, plan = prepare(selection, request.suite, screen)
     if not plan.cells:
         for line in dict.fromkeys(f"{s.workload} {s.row}: {s.kind}: {s.reason}" for s in plan.skipped):
             screen.say(line)
         raise UserError("nothing to run: every selected cell is n/a or unavailable")
-    here = environment.fingerprint(choice.runtimes, selection.caps, request.machine)
+    here = environment.fingerprint(choice.runtimes, selection.caps, request.machine, request.suite)
     if request.plan_only:
         return _store_plan(plan, selection, store, here, screen)
     if run_id is None:
@@ -85,7 +86,9 @@ def run(request: Request, db: str, screen: Screen) -> int:
     if not request.repeat_check or code == INTERRUPTED:
         return code
     again = selection.model_copy(update={"repeat_of": run_id})
-    second = store.begin_run(again.to_json(), environment.fingerprint(choice.runtimes, selection.caps, request.machine))
+    second = store.begin_run(
+        again.to_json(), environment.fingerprint(choice.runtimes, selection.caps, request.machine, request.suite)
+    )
     return max(code, take_plan(plan, again, store, second, Machine.of(here), screen, show=True))
 
 
@@ -114,10 +117,10 @@ def _refuse_conflicts(request: Request) -> None:
             )
 
 
-def prepare(selection: Selection, screen: Screen) -> tuple[Choice, Plan]:
-    """The selection's cells (bad input fails before any build), the machine
-    cleaned of leftovers, the runtimes built, and the plan."""
-    choice = choose(selection, workloads.load_all(), runtimes.load_all())
+def prepare(selection: Selection, suite: paths.Suite, screen: Screen) -> tuple[Choice, Plan]:
+    """The selection's cells of the suite (bad input fails before any build),
+    the machine cleaned of leftovers, the runtimes built, and the plan."""
+    choice = choose(selection, workloads.load_all(suite.workload_dirs()), runtimes.load_all(suite.runtime_dirs()))
     clean_leftovers(screen)
     build(choice.runtimes)
     return choice, make_plan(choice)
@@ -253,7 +256,7 @@ def _resumable(store: Store, which: str) -> RunInfo:
     return info
 
 
-def work(run_id: int | None, db: str, machine: str | None, grace: float, screen: Screen) -> int:
+def work(run_id: int | None, db: str, machine: str | None, grace: float, suite: paths.Suite, screen: Screen) -> int:
     """The trials of a stored plan (the latest with trials waiting if run_id
     is None) taken one at a time from the shared database db until none is
     left; the exit code."""
@@ -265,14 +268,14 @@ def work(run_id: int | None, db: str, machine: str | None, grace: float, screen:
         )
     info = _plan_to_drain(store, run_id)
     selection = Selection.from_json(info.request)
-    choice, plan = prepare(selection, screen)
+    choice, plan = prepare(selection, suite, screen)
     unknown = store.planned_cells(info.id) - {cell.key.id for cell in plan.cells}
     if unknown:
         raise UserError(
             f"this machine cannot run {len(unknown)} cells of run {info.id}'s plan (one: {min(unknown)}): "
             "a worker needs the plan's concbench, workloads and runtimes"
         )
-    here = environment.fingerprint(choice.runtimes, selection.caps, machine)
+    here = environment.fingerprint(choice.runtimes, selection.caps, machine, suite)
     taker = worker.Worker(store, info.id, plan, Machine.of(here), grace, screen.say)
     store.add_worker(info.id, taker.name, here)
     screen.say(f"worker {taker.name}: taking the trials of run {info.id} from {store.name}")

@@ -53,7 +53,8 @@ class Checkouts:
     """The runtimes of each version, a git revision's unpacked in a temporary
     folder for as long as the A/B run lasts."""
 
-    def __init__(self):
+    def __init__(self, suite: paths.Suite = paths.Suite()):
+        self._suite = suite  # where this checkout's runtimes are
         self._folder = tempfile.TemporaryDirectory(prefix="concbench-ab-")
 
     def __enter__(self):
@@ -65,7 +66,7 @@ class Checkouts:
     def runtimes(self, version: Version) -> dict[str, runtimes.Runtime]:
         """This checkout's runtimes (and those given with --runtimes), the
         version's own in place of those of the same name."""
-        found = runtimes.load_all()
+        found = runtimes.load_all(self._suite.runtime_dirs())
         if version.kind == "dir":
             found |= runtimes.load_all([Path(version.where).expanduser()])
         elif version.kind == "git":

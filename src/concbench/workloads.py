@@ -249,10 +249,11 @@ def parse_override(text: str) -> tuple[str, list[str]]:
     return name.strip(), values
 
 
-def load_all() -> dict[str, Workload]:
+def load_all(folders: list[Path] | None = None) -> dict[str, Workload]:
+    """Every workload of these folders, else the suite's."""
     specs: dict[str, Workload] = {}
     where: dict[str, Path] = {}
-    for folder in paths.workload_dirs():
+    for folder in paths.Suite().workload_dirs() if folders is None else folders:
         for path in sorted(Path(folder).glob("*.toml")):
             spec = load_toml(path, Workload)
             if spec.id != path.stem:

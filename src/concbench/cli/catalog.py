@@ -17,9 +17,9 @@ from .shared_options import suite_options
 
 @click.command(name="list")
 @suite_options
-def list_():
+def list_(suite):
     """Workloads, runtimes, mechanisms, and every n/a cell with its reason."""
-    specs, found = workloads.load_all(), runtimes.load_all()
+    specs, found = workloads.load_all(suite.workload_dirs()), runtimes.load_all(suite.runtime_dirs())
     console.print(_heading("Workloads", "concbench run -w ID; parameters at the quick profile"))
     for spec in specs.values():
         quick = " ".join(
@@ -68,10 +68,10 @@ def _na_lines(specs: dict[str, workloads.Workload], found: dict[str, runtimes.Ru
 
 @click.command()
 @suite_options
-def doctor():
+def doctor(suite):
     """Which toolchains and libraries are present, and how to install what is missing."""
     missing = 0
-    for rt in runtimes.load_all().values():
+    for rt in runtimes.load_all(suite.runtime_dirs()).values():
         rt.build()
         ok = rt.toolchain.ok and not rt.build_error
         missing += not ok
@@ -103,11 +103,13 @@ def _found(ok: bool) -> Text:
 @click.option("--dry-run", is_flag=True, help="Only print what would be installed.")
 @click.option("--tests", is_flag=True, help="Also what the tests need (a browser for the HTML report).")
 @suite_options
-def setup(dry_run, tests):
+def setup(dry_run, tests, suite):
     """Install the Debian packages the runtimes need (apt-get), if any are missing.
 
     Prints nothing when everything is present."""
-    missing = system.missing_packages(system.required_packages(list(runtimes.load_all().values()), tests))
+    missing = system.missing_packages(
+        system.required_packages(list(runtimes.load_all(suite.runtime_dirs()).values()), tests)
+    )
     if missing:
         console.print(printable(f"{'would install' if dry_run else 'installing'}: {' '.join(missing)}"))
         if not dry_run:

@@ -35,7 +35,7 @@ from .shared_options import (
 @ACROSS_MACHINES_OPTION
 @DB_OPTION
 @suite_options
-def compare(before, after, threshold, fail_on_regression, across_machines, db):
+def compare(before, after, threshold, fail_on_regression, across_machines, db, suite):
     """Compare two stored runs cell by cell: both medians and their ratio.
 
     Each cell is tested with a two-sided Mann-Whitney U test on the timed runs
@@ -49,7 +49,7 @@ def compare(before, after, threshold, fail_on_regression, across_machines, db):
     trials = store.trials(runs[0].id), store.trials(runs[1].id)
     if not across_machines:
         comparison.refuse_other_machines(runs, trials)
-    specs = document.load_specs()
+    specs = document.load_specs(suite)
     if fail_on_regression is not None:  # a regression that is not called cannot fail
         threshold = min(threshold, fail_on_regression)
     found = comparison.changes(*trials, specs, threshold / 100)
@@ -83,7 +83,7 @@ def compare(before, after, threshold, fail_on_regression, across_machines, db):
 @ACROSS_MACHINES_OPTION
 @DB_OPTION
 @suite_options
-def history(workload, runtime, mechanism, param, threshold, last, steps_only, across_machines, db):
+def history(workload, runtime, mechanism, param, threshold, last, steps_only, across_machines, db, suite):
     """How each cell's median moved across the stored runs, with the steps
     larger than the noise called.
 
@@ -95,7 +95,7 @@ def history(workload, runtime, mechanism, param, threshold, last, steps_only, ac
     stored = store.runs_with_trials()
     runs = [run for run, _ in stored]
     machine = None if across_machines else latest_machine(runs)
-    found = histories(store.name, stored, document.load_specs(), threshold / 100, wanted, last, machine)
+    found = histories(store.name, stored, document.load_specs(suite), threshold / 100, wanted, last, machine)
     for cell_history in found:
         if cell_history.moved or not steps_only:
             console.print()

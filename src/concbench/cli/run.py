@@ -5,7 +5,7 @@ import dataclasses
 
 import click
 
-from .. import environment, limits, options, runtimes, session, versions, workloads
+from .. import environment, limits, options, paths, runtimes, session, versions, workloads
 from ..display import printable
 from ..errors import UserError
 from ..plan import BOUNDS, MIN_RUN, QUICK_MIN_RUN, TARGET, Plan, Selection, choose, make_plan, paired_plan
@@ -137,6 +137,7 @@ def run(
     plan_only,
     resume,
     db,
+    suite,
 ):
     """Run workloads on mechanisms, verify and store every trial, print tables.
 
@@ -160,8 +161,15 @@ def run(
         memory_limit=memory_limit,
         process_limit=process_limit,
     )
-    request = session.Request(asked, profile, resume, repeat_check, plan_only, machine)
-    return session.run(request, database(db), session.Screen(console, tables))
+    request = session.Request(
+        asked, profile, resume=resume, repeat_check=repeat_check, plan_only=plan_only, machine=machine, suite=suite
+    )
+    return session.run(request, database(db), _screen(suite))
+
+
+def _screen(suite: paths.Suite) -> session.Screen:
+    """The terminal, a run's tables titled by the suite's specs."""
+    return session.Screen(console, lambda store, run_id: tables(store, run_id, suite=suite))
 
 
 AB_LEAST_PAIRS = 6  # the fewest pairs a signed-rank test can call a change with at p < 0.05
@@ -249,6 +257,7 @@ def ab(
     fail_on_regression,
     machine,
     db,
+    suite,
 ):
     """Two versions of runtimes, A and B, run in one run, cell by cell, each
     trial of B beside one of A (the order turning round every other pair),
@@ -265,12 +274,13 @@ def ab(
     store = open_store(database(db))
     store.said = say
     store.hold_for_run()
-    screen = session.Screen(console, tables)
+    screen = _screen(suite)
     session.clean_leftovers(screen)
-    with versions.Checkouts() as checkouts:
+    with versions.Checkouts(suite) as checkouts:
         plan, selection, found = _ab_plan(
             checkouts,
             sides,
+            suite,
             dict(
                 profile=profile,
                 workloads=workload,
@@ -282,13 +292,13 @@ def ab(
                 **({} if trials else dict(max_trials=max_trials, target=threshold / 2 or None)),
             ),
         )
-        here = environment.fingerprint(found, selection.caps, machine)
+        here = environment.fingerprint(found, selection.caps, machine, suite)
         run_id = store.begin_run(selection.to_json(), here)
         code = session.take_plan(plan, selection, store, run_id, Machine.of(here), screen, show=False)
     if code == session.INTERRUPTED:
         return code
     found = ab_report.changes(
-        store.trials(run_id), document.load_specs(), ab_report.Sides.of(selection.to_json()), threshold / 100
+        store.trials(run_id), document.load_specs(suite), ab_report.Sides.of(selection.to_json()), threshold / 100
     )
     console.print(terminal.run_header(store.run(run_id)))
     for letter in ("a", "b"):
@@ -300,7 +310,7 @@ def ab(
     return max(code, regressions(found, fail_on_regression))
 
 
-def _ab_plan(checkouts, sides, asked: dict) -> tuple[Plan, Selection, list[runtimes.Runtime]]:
+def _ab_plan(checkouts, sides, suite: paths.Suite, asked: dict) -> tuple[Plan, Selection, list[runtimes.Runtime]]:
     """The paired plan of both versions, the selection that records them, and
     both versions' runtimes."""
     a, b = sides
@@ -310,7 +320,7 @@ def _ab_plan(checkouts, sides, asked: dict) -> tuple[Plan, Selection, list[runti
         "a_options": ",".join(a.options),
         "b_options": ",".join(b.options),
     }
-    specs = workloads.load_all()
+    specs = workloads.load_all(suite.workload_dirs())
     selections = [Selection.asked(options=v.options, ab=origins, **asked) for v in sides]
     choices = [choose(s, specs, checkouts.runtimes(v)) for s, v in zip(selections, sides)]
     session.build([rt for c in choices for rt in c.runtimes])

@@ -1,6 +1,7 @@
 """The options several commands share: which database, which folders of
 workloads and runtimes, which cells, and how a run is named and judged."""
 
+import functools
 from pathlib import Path
 
 import click
@@ -22,16 +23,11 @@ DB_OPTION = click.option(
 
 def _folders(kind: str):
     """An option's folders of workloads or runtimes, added to the project's own."""
-
-    def add(ctx, param, values: tuple[Path, ...]) -> None:
-        paths.add(kind, values)
-
     return click.option(
         f"--{kind}",
+        f"{kind}_folders",
         multiple=True,
         metavar="DIR",
-        expose_value=False,
-        callback=add,
         type=click.Path(exists=True, file_okay=False, path_type=Path),
         help=f"Also the {kind} in DIR, from outside the repository (repeatable; "
         f"also ${paths.VARIABLES[kind]}, ':'-separated).",
@@ -39,8 +35,14 @@ def _folders(kind: str):
 
 
 def suite_options(command):
-    """--workloads DIR and --runtimes DIR, for every command that reads specs or manifests."""
-    return _folders("workloads")(_folders("runtimes")(command))
+    """--workloads DIR and --runtimes DIR, for every command that reads specs
+    or manifests, which it takes as one paths.Suite named suite."""
+
+    @functools.wraps(command)
+    def with_suite(*args, workloads_folders, runtimes_folders, **kwargs):
+        return command(*args, suite=paths.Suite(workloads_folders, runtimes_folders), **kwargs)
+
+    return _folders("workloads")(_folders("runtimes")(with_suite))
 
 
 WORKLOAD_OPTION = click.option(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from .. import paths
 from ..display import printable
 from ..errors import UserError
 from ..progress import plan_progress_text
@@ -37,23 +38,23 @@ from .shared_options import (
 )
 @DB_OPTION
 @suite_options
-def show(run_id, workload, runtime, mechanism, as_json, db):
+def show(run_id, workload, runtime, mechanism, as_json, db, suite):
     """Print a stored run again (the latest by default), or the part of it
     that -w, -r and -m name."""
     store = existing_store(db)
     wanted = CellFilter(workload, runtime, mechanism)
     if as_json:
-        found = document.build(store.stored_run(run_id), wanted)
+        found = document.build(store.stored_run(run_id), wanted, suite)
         for t in found.trials:
             click.echo(json.dumps(serialize.trial_record(found.run, t)))
         return 0
-    return tables(store, store.run(run_id).id, wanted)
+    return tables(store, store.run(run_id).id, wanted, suite)
 
 
-def tables(store: Store, run_id: int, wanted: CellFilter = CellFilter()) -> int:
+def tables(store: Store, run_id: int, wanted: CellFilter = CellFilter(), suite: paths.Suite = paths.Suite()) -> int:
     """A run's tables on the terminal, with its diagnosis and the legend; 1
     where a trial failed or did not verify."""
-    report = document.build(store.stored_run(run_id), wanted)
+    report = document.build(store.stored_run(run_id), wanted, suite)
     console.print(terminal.run_header(report.run, report.environment))
     if report.speed:
         console.print(report.speed.line())
@@ -116,13 +117,13 @@ MACHINES_FORMATS = {"html": html.render_machines, "md": markdown.render_machines
 @MECHANISM_OPTION
 @DB_OPTION
 @suite_options
-def report(run_ids, format_, machines, output, workload, runtime, mechanism, db):
+def report(run_ids, format_, machines, output, workload, runtime, mechanism, db, suite):
     """Write a report of a stored run (the latest by default), or of the part
     of it that -w, -r and -m name; with --machines, of the machines'
     latest runs side by side."""
     store = existing_store(db)
     made = _machines_report if machines else _run_report
-    text, what, default = made(store, run_ids, format_, CellFilter(workload, runtime, mechanism))
+    text, what, default = made(store, run_ids, format_, CellFilter(workload, runtime, mechanism), suite)
     if output is None and format_ == "html":
         output = store.folder / default
     if output is None:
@@ -133,19 +134,23 @@ def report(run_ids, format_, machines, output, workload, runtime, mechanism, db)
     return 0
 
 
-def _run_report(store: Store, run_ids: tuple[int, ...], format_: str, wanted: CellFilter) -> tuple[str, str, str]:
+def _run_report(
+    store: Store, run_ids: tuple[int, ...], format_: str, wanted: CellFilter, suite: paths.Suite
+) -> tuple[str, str, str]:
     """A run's report in a format, what it is and the name of its HTML file."""
     if len(run_ids) > 1:
         raise UserError("report takes one RUN; several go with --machines")
-    found = document.build(store.stored_run(run_ids[0] if run_ids else None), wanted)
+    found = document.build(store.stored_run(run_ids[0] if run_ids else None), wanted, suite)
     return REPORT_FORMATS[format_](found), f"report of run {found.run.id}", f"run-{found.run.id}.html"
 
 
-def _machines_report(store: Store, run_ids: tuple[int, ...], format_: str, wanted: CellFilter) -> tuple[str, str, str]:
+def _machines_report(
+    store: Store, run_ids: tuple[int, ...], format_: str, wanted: CellFilter, suite: paths.Suite
+) -> tuple[str, str, str]:
     """The machines side by side in a format, what it is and the name of its HTML file."""
     if format_ not in MACHINES_FORMATS:
         raise UserError(f"report --machines writes html or md, not {format_}")
-    found = machines_view.build(store.latest_of_each_machine(run_ids), run_ids, wanted)
+    found = machines_view.build(store.latest_of_each_machine(run_ids), run_ids, wanted, suite)
     return MACHINES_FORMATS[format_](found), "machines side by side", "machines.html"
 
 

@@ -23,11 +23,11 @@ from .show import tables
 )
 @DB_OPTION
 @suite_options
-def worker(run_id, machine, grace, db):
+def worker(run_id, machine, grace, db, suite):
     """Take the trials of a stored plan (concbench run --plan-only) one at a
     time from a PostgreSQL database, run each here and store it, until none
     is left; RUN is the latest plan with trials waiting by default.
 
     Start one on each machine: the trials of one machine take turns, never
     running beside each other. Exits 1 if any of its trials failed."""
-    return session.work(run_id, database(db), machine, grace, session.Screen(console, tables))
+    return session.work(run_id, database(db), machine, grace, suite, session.Screen(console, tables))

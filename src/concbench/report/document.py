@@ -3,7 +3,7 @@ format: the tables, the diagnosis, the environment and the trials."""
 
 from dataclasses import dataclass
 
-from .. import environment, noise, workloads
+from .. import environment, noise, paths, workloads
 from ..errors import UserError
 from ..plan import Selection
 from ..records import CellKey, RunInfo, StoredRun, TrialRecord, row_parts
@@ -29,17 +29,18 @@ class RunReport:
         return [t for t in self.trials if t.status != Status.OK]
 
 
-def load_specs() -> dict[str, workloads.Workload]:
+def load_specs(suite: paths.Suite = paths.Suite()) -> dict[str, workloads.Workload]:
     """The workload specs, if they can be read: stored figures stand on their
     own, titles and baselines are extras."""
     try:
-        return workloads.load_all()
+        return workloads.load_all(suite.workload_dirs())
     except UserError:
         return {}
 
 
-def build(stored: StoredRun, wanted: CellFilter = CellFilter()) -> RunReport:
-    """The report of a stored run, of the wanted cells only."""
+def build(stored: StoredRun, wanted: CellFilter = CellFilter(), suite: paths.Suite = paths.Suite()) -> RunReport:
+    """The report of a stored run, of the wanted cells only, its titles and
+    baselines from the suite's specs."""
     run = stored.run
     wanted.check({t.cell for t in stored.trials} | {_skipped_key(s) for s in stored.skipped})
     trials = [t for t in stored.trials if wanted(t.cell)]
@@ -49,7 +50,7 @@ def build(stored: StoredRun, wanted: CellFilter = CellFilter()) -> RunReport:
     if wanted != CellFilter():  # the floors of the rows shown
         shown = {t.cell.runtime_label for t in trials}
         floors = {row: kb for row, kb in floors.items() if row in shown}
-    specs = load_specs()
+    specs = load_specs(suite)
     tables = aggregate.tables(trials, skipped, specs, notes, floors, _target(run), by_machine=True)
     described = environment.describe(run.environment, [t.runtime_info for t in trials])
     if machines := _machines(trials):

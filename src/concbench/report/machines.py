@@ -7,7 +7,7 @@ across machines, and a cell a machine did not run stays empty there."""
 import dataclasses
 from dataclasses import dataclass
 
-from .. import environment
+from .. import environment, paths
 from ..errors import UserError
 from ..records import MachineTrials, RunInfo
 from ..results import CellResult
@@ -77,10 +77,14 @@ class MachinesReport:
 
 
 def build(
-    found: list[MachineTrials], run_ids: tuple[int, ...] = (), wanted: CellFilter = CellFilter()
+    found: list[MachineTrials],
+    run_ids: tuple[int, ...] = (),
+    wanted: CellFilter = CellFilter(),
+    suite: paths.Suite = paths.Suite(),
 ) -> MachinesReport:
     """The machines side by side: each machine's trials in its latest run
-    (among run_ids, as the store found them), narrowed to the wanted cells."""
+    (among run_ids, as the store found them), narrowed to the wanted cells,
+    titles and baselines from the suite's specs."""
     trials = [t for machine in found for t in machine.trials]
     wanted.check({t.cell for t in trials})
     trials = [t for t in trials if wanted(t.cell)]
@@ -88,7 +92,7 @@ def build(
     if len(names) < 2:
         raise UserError(_one_machine(names, run_ids, narrowed=wanted != CellFilter()))
     side_by_side: dict[tuple[str, str], dict[str, Table]] = {}
-    for table in aggregate.tables(trials, [], load_specs(), by_machine=True):
+    for table in aggregate.tables(trials, [], load_specs(suite), by_machine=True):
         side_by_side.setdefault((table.workload, table.params_text), {})[table.machine] = table
     machines = {machine.name: machine for machine in found}
     return MachinesReport(
