@@ -15,6 +15,7 @@ import pytest
 from conftest import FIXTURES, assert_one_line_error, concbench
 
 from concbench import store
+from concbench.report import figures
 
 
 def records(env, run=None):
@@ -76,6 +77,15 @@ def test_the_verified_row_is_in_the_seed_format(fake_env):
     assert "user     system      total        real     ratio" in done.stdout
     row = next(line for line in done.stdout.splitlines() if line.startswith("fake/honest"))
     assert "(  0.000001)     x1.00" in row and row.endswith("1/1")
+
+
+def test_the_legend_is_printed_under_a_new_databases_first_run_and_when_asked(fake_env):
+    legend = figures.legend_text().splitlines()[0]
+    first = concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=fake_env)
+    second = concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=fake_env)
+    assert legend in first.stdout and legend not in second.stdout
+    assert legend not in concbench("show", "1", env=fake_env).stdout
+    assert legend in concbench("show", "--legend", env=fake_env).stdout
 
 
 def test_a_rate_workload_is_checked_against_its_own_count_and_printed_as_executions(fake_env):

@@ -17,6 +17,7 @@ from .compare import regressions
 from .console import console, say
 from .shared_options import (
     DB_OPTION,
+    LEGEND_OPTION,
     MACHINE_OPTION,
     MECHANISM_OPTION,
     PARAM_OPTION,
@@ -113,6 +114,7 @@ from .show import tables
     metavar="[RUN]",
     help="Continue an interrupted run (the latest, or RUN) without repeating finished trials.",
 )
+@LEGEND_OPTION
 @DB_OPTION
 @suite_options
 def run(
@@ -136,6 +138,7 @@ def run(
     machine,
     plan_only,
     resume,
+    legend,
     db,
     suite,
 ):
@@ -164,12 +167,17 @@ def run(
     request = session.Request(
         asked, profile, resume=resume, repeat_check=repeat_check, plan_only=plan_only, machine=machine, suite=suite
     )
-    return session.run(request, database(db), _screen(suite))
+    return session.run(request, database(db), _screen(suite, legend))
 
 
-def _screen(suite: paths.Suite) -> session.Screen:
-    """The terminal, a run's tables titled by the suite's specs."""
-    return session.Screen(console, lambda store, run_id: tables(store, run_id, suite=suite))
+def _screen(suite: paths.Suite, legend: bool = False) -> session.Screen:
+    """The terminal, a run's tables titled by the suite's specs, the legend
+    under them if asked or if the run is its database's first."""
+
+    def run_tables(store, run_id: int) -> int:
+        return tables(store, run_id, suite=suite, legend=legend or store.runs()[0].id == run_id)
+
+    return session.Screen(console, run_tables)
 
 
 AB_LEAST_PAIRS = 6  # the fewest pairs a signed-rank test can call a change with at p < 0.05

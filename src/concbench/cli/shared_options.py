@@ -122,6 +122,13 @@ MACHINE_OPTION = click.option(
 )
 
 
+LEGEND_OPTION = click.option(
+    "--legend",
+    is_flag=True,
+    help="Print how to read the tables under them (run prints it anyway under its database's first run).",
+)
+
+
 def database(db: str | None) -> str:
     """The database --db names, else the default one."""
     return db or paths.default_db()

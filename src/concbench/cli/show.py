@@ -20,6 +20,7 @@ from ..store import Store
 from .console import console
 from .shared_options import (
     DB_OPTION,
+    LEGEND_OPTION,
     MECHANISM_OPTION,
     RUNTIME_OPTION,
     WORKLOAD_OPTION,
@@ -36,9 +37,10 @@ from .shared_options import (
 @click.option(
     "--json", "as_json", is_flag=True, help="One JSON record per trial: cell, params, status, every figure, stderr."
 )
+@LEGEND_OPTION
 @DB_OPTION
 @suite_options
-def show(run_id, workload, runtime, mechanism, as_json, db, suite):
+def show(run_id, workload, runtime, mechanism, as_json, legend, db, suite):
     """Print a stored run again (the latest by default), or the part of it
     that -w, -r and -m name."""
     store = existing_store(db)
@@ -48,12 +50,18 @@ def show(run_id, workload, runtime, mechanism, as_json, db, suite):
         for t in found.trials:
             click.echo(json.dumps(serialize.trial_record(found.run, t)))
         return 0
-    return tables(store, store.run(run_id).id, wanted, suite)
+    return tables(store, store.run(run_id).id, wanted, suite, legend)
 
 
-def tables(store: Store, run_id: int, wanted: CellFilter = CellFilter(), suite: paths.Suite = paths.Suite()) -> int:
-    """A run's tables on the terminal, with its diagnosis and the legend; 1
-    where a trial failed or did not verify."""
+def tables(
+    store: Store,
+    run_id: int,
+    wanted: CellFilter = CellFilter(),
+    suite: paths.Suite = paths.Suite(),
+    legend: bool = False,
+) -> int:
+    """A run's tables on the terminal, with its diagnosis and, if asked, the
+    legend; 1 where a trial failed or did not verify."""
     report = document.build(store.stored_run(run_id), wanted, suite)
     console.print(terminal.run_header(report.run, report.environment))
     if report.speed:
@@ -71,8 +79,9 @@ def tables(store: Store, run_id: int, wanted: CellFilter = CellFilter(), suite: 
     console.print()
     for line in report.diagnosis.lines() if report.diagnosis else []:
         console.print(printable(line))
-    console.print()
-    console.print(figures.legend_text(), style="dim")
+    if legend:
+        console.print()
+        console.print(figures.legend_text(), style="dim")
     if report.repeat_check:
         console.print(printable(f"repeat check: {report.repeat_check.summary()}"))
         for cell, difference in report.repeat_check.worst:

@@ -132,7 +132,8 @@ def units_range(units: tuple[int, ...]) -> str:
 
 
 # How to read a table: one legend, which the terminal prints under the
-# tables, Markdown as a paragraph and the HTML page as a list.
+# tables (with --legend, and under a database's first run), Markdown as a
+# paragraph and the HTML page as a list.
 LEGEND = (
     "Every trial is a fresh process; the runtime's kit measures its timed runs around the work only. "
     "Warm-up runs are measured and verified too, but never counted, and a trial that is not verified "
