@@ -13,7 +13,7 @@ from .. import paths
 from ..display import printable
 from ..errors import UserError
 from ..progress import plan_progress_text
-from ..report import document, export, figures, html, markdown, serialize, terminal
+from ..report import document, figures, formats, serialize, terminal
 from ..report import machines as machines_view
 from ..selection import CellFilter
 from ..store import Store
@@ -91,35 +91,27 @@ def tables(
     return 1 if report.failed else 0
 
 
-REPORT_FORMATS = {"html": html.render, "md": markdown.render, "csv": export.csv_text, "json": export.json_text}
-
-
-MACHINES_FORMATS = {"html": html.render_machines, "md": markdown.render_machines}
-
-
 @click.command()
 @click.argument("run_ids", type=int, nargs=-1, metavar="[RUN]...")
 @click.option(
     "--format",
     "format_",
-    type=click.Choice(list(REPORT_FORMATS)),
-    default="html",
+    type=click.Choice(list(formats.FORMATS)),
+    default=formats.DEFAULT,
     show_default=True,
-    help="html: one self-contained page with charts; md: Markdown tables in the seeds' "
-    "styles; csv, json: every trial and run (schema in docs/formats.md).",
+    help=formats.FORMAT_HELP,
 )
 @click.option(
     "--machines",
     is_flag=True,
     help="Set machines side by side: per table, each machine's ratios to its own baseline, from the "
-    "latest run of each machine (or of each among the RUNs given); html or md.",
+    f"latest run of each machine (or of each among the RUNs given); {formats.MACHINES_CHOICES}.",
 )
 @click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Where to write it. Default: results/run-RUN.html (results/machines.html with --machines) "
-    "beside the database for html, standard output for the others.",
+    help=formats.OUTPUT_HELP,
 )
 @WORKLOAD_OPTION
 @RUNTIME_OPTION
@@ -132,9 +124,10 @@ def report(run_ids, format_, machines, output, workload, runtime, mechanism, db,
     latest runs side by side."""
     store = existing_store(db)
     made = _machines_report if machines else _run_report
-    text, what, default = made(store, run_ids, format_, CellFilter(workload, runtime, mechanism), suite)
-    if output is None and format_ == "html":
-        output = store.folder / default
+    chosen = formats.FORMATS[format_]
+    text, what, run_id = made(store, run_ids, chosen, CellFilter(workload, runtime, mechanism), suite)
+    if output is None and chosen.page:
+        output = store.folder / chosen.file_name(run_id)
     if output is None:
         click.echo(text, nl=False)
         return 0
@@ -144,23 +137,23 @@ def report(run_ids, format_, machines, output, workload, runtime, mechanism, db,
 
 
 def _run_report(
-    store: Store, run_ids: tuple[int, ...], format_: str, wanted: CellFilter, suite: paths.Suite
-) -> tuple[str, str, str]:
-    """A run's report in a format, what it is and the name of its HTML file."""
+    store: Store, run_ids: tuple[int, ...], chosen: formats.Format, wanted: CellFilter, suite: paths.Suite
+) -> tuple[str, str, int]:
+    """A run's report in a format, what it is and the run's number."""
     if len(run_ids) > 1:
         raise UserError("report takes one RUN; several go with --machines")
     found = document.build(store.stored_run(run_ids[0] if run_ids else None), wanted, suite)
-    return REPORT_FORMATS[format_](found), f"report of run {found.run.id}", f"run-{found.run.id}.html"
+    return chosen.run(found), f"report of run {found.run.id}", found.run.id
 
 
 def _machines_report(
-    store: Store, run_ids: tuple[int, ...], format_: str, wanted: CellFilter, suite: paths.Suite
-) -> tuple[str, str, str]:
-    """The machines side by side in a format, what it is and the name of its HTML file."""
-    if format_ not in MACHINES_FORMATS:
-        raise UserError(f"report --machines writes html or md, not {format_}")
+    store: Store, run_ids: tuple[int, ...], chosen: formats.Format, wanted: CellFilter, suite: paths.Suite
+) -> tuple[str, str, None]:
+    """The machines side by side in a format, what it is and no run's number."""
+    if chosen.machines is None:
+        raise UserError(f"report --machines writes {formats.MACHINES_CHOICES}, not {chosen.name}")
     found = machines_view.build(store.latest_of_each_machine(run_ids), run_ids, wanted, suite)
-    return MACHINES_FORMATS[format_](found), "machines side by side", "machines.html"
+    return chosen.machines(found), "machines side by side", None
 
 
 def _write(output: Path, text: str) -> None:
