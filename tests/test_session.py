@@ -14,7 +14,7 @@ from rich.console import Console
 from concbench import paths, session, workloads
 from concbench.errors import UserError
 from concbench.plan import Selection
-from concbench.protocol import Status
+from concbench.status import Status
 from concbench.store import open_store
 
 
