@@ -150,6 +150,11 @@ def row_parts(row: str) -> tuple[str, str]:
     return runtime.split("+")[0], mechanism
 
 
+def row_runtime_label(row: str) -> str:
+    """The runtime of a row label (CellKey.row) with its options: 'ruby+yjit'."""
+    return row.partition("/")[0]
+
+
 @dataclass(frozen=True)
 class Note:
     """What a reader of a row must know, from its runtime's manifest: why its

@@ -5,6 +5,7 @@ each with a caption that says what its whiskers are."""
 from collections.abc import Callable
 
 from ..display import html_safe
+from ..records import row_runtime_label
 from ..results import CellResult
 from ..stats import Summary
 from . import charts
@@ -27,10 +28,10 @@ def scaling(tables: list[Table]) -> str:
 def _styles(rows: list[str]) -> dict[str, tuple[int, int]]:
     """Each row's look in every chart: its runtime's colour, and a marker of
     its own among its runtime's rows."""
-    runtimes = list(dict.fromkeys(row.split("/")[0] for row in rows))
+    runtimes = list(dict.fromkeys(row_runtime_label(row) for row in rows))
     looks, used = {}, dict.fromkeys(runtimes, 0)
     for row in rows:
-        runtime = row.split("/")[0]
+        runtime = row_runtime_label(row)
         looks[row], used[runtime] = (runtimes.index(runtime), used[runtime]), used[runtime] + 1
     return looks
 
@@ -197,7 +198,7 @@ def _memory_chart(table: Table, rows: list[CellResult]) -> str:
 
 def group_starts(rows) -> set[int]:
     """Where a runtime's rows begin, after another runtime's: set apart in tables and charts."""
-    runtimes = [r.key.row.split("/")[0] for r in rows]
+    runtimes = [r.key.runtime_label for r in rows]
     return {i for i in range(1, len(runtimes)) if runtimes[i] != runtimes[i - 1]}
 
 

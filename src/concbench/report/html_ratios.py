@@ -6,6 +6,7 @@ at a time."""
 import math
 
 from ..display import html_safe
+from ..records import row_runtime_label
 from ..results import CellResult
 from . import heatmap
 from .aggregate import Table
@@ -100,7 +101,7 @@ def _wrapped(groups: list[tuple[str, int]], most: int) -> list[list[tuple[str, i
 def _by_runtime(rows: list[str]) -> tuple[list[str], list[tuple[str, int]]]:
     """The rows side by side by runtime (with its options), the runtimes in the
     order they first appear, and each runtime's name with its count of rows."""
-    runtime = {row: row.split("/")[0] for row in rows}
+    runtime = {row: row_runtime_label(row) for row in rows}
     order = list(dict.fromkeys(runtime.values()))
     grouped = sorted(rows, key=lambda row: order.index(runtime[row]))
     return grouped, [(name, sum(runtime[row] == name for row in rows)) for name in order]

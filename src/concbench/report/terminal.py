@@ -10,7 +10,7 @@ from rich.text import Text
 
 from .. import environment
 from ..display import printable
-from ..records import RunInfo
+from ..records import RunInfo, row_runtime_label
 from ..results import CellResult
 from ..stats import Summary
 from ..status import Status
@@ -95,7 +95,8 @@ def _skipped_lines(table: Table, width: int) -> list[Text]:
     by_kind: dict[str, dict[str, int]] = {}
     for s in table.skipped:
         runtimes = by_kind.setdefault(s.kind, {})
-        runtimes[s.row.split("/")[0]] = runtimes.get(s.row.split("/")[0], 0) + 1
+        runtime = row_runtime_label(s.row)
+        runtimes[runtime] = runtimes.get(runtime, 0) + 1
     counts = "; ".join(
         f"{kind} {sum(runtimes.values())} ({', '.join(f'{name} {n}' for name, n in runtimes.items())})"
         for kind, runtimes in by_kind.items()
