@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from concbench import runtimes, workloads
-from concbench.plan import PROFILE_SETTINGS, Selection, choose, make_plan
+from concbench.plan import choose, make_plan
+from concbench.selection import PROFILE_SETTINGS, Selection
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

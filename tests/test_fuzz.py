@@ -19,14 +19,15 @@ from rich.console import Console
 
 from concbench import runner, trial
 from concbench.limits import Limits
-from concbench.plan import PROFILE_SETTINGS, Cell
+from concbench.plan import Cell
 from concbench.protocol import DETAIL_LIMIT, INT64_MAX, INT64_MIN
 from concbench.records import Machine
-from concbench.report import document, export, html, markdown, terminal
+from concbench.report import export, html, markdown, run_report, terminal
 from concbench.runtimes import Manifest, Runtime
-from concbench.spec import load_toml
+from concbench.selection import PROFILE_SETTINGS
 from concbench.status import Status
 from concbench.store import open_store
+from concbench.toml_models import load_toml
 from concbench.trial import STDOUT_LIMIT, Exit
 from concbench.workloads import Workload
 
@@ -288,10 +289,10 @@ def test_every_answer_is_stored_and_reported(hostile):
         store.set_state(run_id, "complete")
         stored = store.trials(run_id)
         assert [(t.status, t.detail, t.samples) for t in stored] == [(t.status, t.detail, t.samples) for t in records]
-        render_everything(document.build(store.stored_run(run_id)))
+        render_everything(run_report.build(store.stored_run(run_id)))
 
 
-def render_everything(report: document.RunReport) -> None:
+def render_everything(report: run_report.RunReport) -> None:
     """Every report of the run, each written as the command line writes it."""
     console = Console(file=io.StringIO(), force_terminal=True, width=120)
     console.print(terminal.run_header(report.run, report.environment))

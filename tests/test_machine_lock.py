@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, assert_one_line_error
 
-from concbench import turns
+from concbench import machine_lock
 from concbench.errors import UserError
 
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="root's lock: the tests run as root in CI")
@@ -25,18 +25,18 @@ NOBODY = 65534
 @pytest.fixture
 def shared(tmp_path, monkeypatch):
     folder = tmp_path / "run" / "concbench"
-    monkeypatch.setattr(turns, "SHARED", folder)
+    monkeypatch.setattr(machine_lock, "SHARED", folder)
     return folder
 
 
 def take_turn():
-    with turns.machine_turn():
+    with machine_lock.machine_turn():
         pass
 
 
 def take_turn_when(told: threading.Event):
     def waiting_for_it():
-        with turns.machine_turn(told.set):
+        with machine_lock.machine_turn(told.set):
             pass
 
     return waiting_for_it
@@ -45,7 +45,7 @@ def take_turn_when(told: threading.Event):
 @as_root
 def test_root_makes_its_lock_readable_by_all_and_writable_by_none_else(shared):
     take_turn()
-    lock = shared / turns.LOCK_NAME
+    lock = shared / machine_lock.LOCK_NAME
     assert stat.S_IMODE(lock.stat().st_mode) == 0o644 and lock.stat().st_uid == 0
     assert stat.S_IMODE(shared.stat().st_mode) == 0o755
     take_turn()  # and takes it again
@@ -57,7 +57,7 @@ def test_a_link_planted_at_the_lock_is_refused_and_its_target_left_alone(shared,
     shadow.write_text("secret")
     shadow.chmod(0o600)
     shared.mkdir(parents=True)
-    (shared / turns.LOCK_NAME).symlink_to(shadow)
+    (shared / machine_lock.LOCK_NAME).symlink_to(shadow)
     with pytest.raises(UserError, match="symbolic link"):
         take_turn()
     assert stat.S_IMODE(shadow.stat().st_mode) == 0o600
@@ -66,7 +66,7 @@ def test_a_link_planted_at_the_lock_is_refused_and_its_target_left_alone(shared,
 @as_root
 def test_a_dangling_link_creates_nothing_where_it_points(shared, tmp_path):
     shared.mkdir(parents=True)
-    (shared / turns.LOCK_NAME).symlink_to(tmp_path / "made-by-root")
+    (shared / machine_lock.LOCK_NAME).symlink_to(tmp_path / "made-by-root")
     with pytest.raises(UserError, match="symbolic link"):
         take_turn()
     assert not (tmp_path / "made-by-root").exists()
@@ -75,14 +75,14 @@ def test_a_dangling_link_creates_nothing_where_it_points(shared, tmp_path):
 @as_root
 def test_a_fifo_at_the_lock_is_refused_at_once(shared):
     shared.mkdir(parents=True)
-    os.mkfifo(shared / turns.LOCK_NAME)
+    os.mkfifo(shared / machine_lock.LOCK_NAME)
     with pytest.raises(UserError, match="not a regular file"):
         take_turn()
 
 
 @as_root
 def test_a_folder_at_the_lock_is_refused(shared):
-    (shared / turns.LOCK_NAME).mkdir(parents=True)
+    (shared / machine_lock.LOCK_NAME).mkdir(parents=True)
     with pytest.raises(UserError, match="machine lock .* directory"):
         take_turn()
 
@@ -102,8 +102,8 @@ def test_a_lock_folder_another_user_owns_or_can_write_is_refused(shared):
 @as_root
 def test_a_lock_file_another_user_owns_is_refused(shared):
     shared.mkdir(parents=True)
-    (shared / turns.LOCK_NAME).touch()
-    os.chown(shared / turns.LOCK_NAME, NOBODY, NOBODY)
+    (shared / machine_lock.LOCK_NAME).touch()
+    os.chown(shared / machine_lock.LOCK_NAME, NOBODY, NOBODY)
     with pytest.raises(UserError, match=f"owned by uid {NOBODY}"):
         take_turn()
 
@@ -112,7 +112,7 @@ def test_without_roots_folder_a_user_takes_turns_in_a_private_one(shared, tmp_pa
     monkeypatch.setattr(os, "geteuid", lambda: os.getuid() + 1 if os.getuid() == 0 else os.getuid())
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "runtime"))
     (tmp_path / "runtime").mkdir(mode=0o700)
-    assert turns.lock_path() == tmp_path / "runtime" / "concbench" / turns.LOCK_NAME
+    assert machine_lock.lock_path() == tmp_path / "runtime" / "concbench" / machine_lock.LOCK_NAME
 
 
 @as_root
@@ -120,7 +120,7 @@ def test_another_user_takes_turns_by_roots_lock_without_writing_to_it(monkeypatc
     """flock needs no write access: a user's concbench waits for root's trial."""
     shared = Path(tempfile.mkdtemp()) / "concbench"  # where another user can reach it
     shared.parent.chmod(0o755)
-    monkeypatch.setattr(turns, "SHARED", shared)
+    monkeypatch.setattr(machine_lock, "SHARED", shared)
     take_turn()
     go, going = os.pipe()
     told, said = os.pipe()
@@ -129,15 +129,15 @@ def test_another_user_takes_turns_by_roots_lock_without_writing_to_it(monkeypatc
         os.setgid(NOBODY)
         os.setuid(NOBODY)
         os.read(go, 1)
-        with turns.machine_turn(lambda: os.write(said, b"waiting ")):
-            os.write(said, f"took {turns.lock_path()}".encode())
+        with machine_lock.machine_turn(lambda: os.write(said, b"waiting ")):
+            os.write(said, f"took {machine_lock.lock_path()}".encode())
         os._exit(0)
-    with turns.machine_turn():
+    with machine_lock.machine_turn():
         os.write(going, b"!")
         assert os.read(told, 100) == b"waiting "
     _, status = os.waitpid(user, 0)
     assert os.waitstatus_to_exitcode(status) == 0
-    assert os.read(told, 1000).decode() == f"took {shared / turns.LOCK_NAME}"
+    assert os.read(told, 1000).decode() == f"took {shared / machine_lock.LOCK_NAME}"
     shutil.rmtree(shared.parent)
 
 
@@ -148,9 +148,9 @@ def test_a_turn_held_by_another_process_is_waited_for(shared, tmp_path, monkeypa
         [
             sys.executable,
             "-c",
-            "import sys, time; from pathlib import Path; from concbench import turns; "
-            f"turns.SHARED = Path({str(shared)!r}); "
-            "held = turns.machine_turn(); held.__enter__(); print('held', flush=True); sys.stdin.read()",
+            "import sys, time; from pathlib import Path; from concbench import machine_lock; "
+            f"machine_lock.SHARED = Path({str(shared)!r}); "
+            "held = machine_lock.machine_turn(); held.__enter__(); print('held', flush=True); sys.stdin.read()",
         ],
         env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "XDG_RUNTIME_DIR": str(tmp_path)},
         stdin=subprocess.PIPE,

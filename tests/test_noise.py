@@ -4,7 +4,7 @@ SQLite store."""
 
 import pytest
 
-from concbench import noise, turns
+from concbench import machine_lock, noise
 from concbench.records import Probe
 from concbench.store import open_store
 
@@ -67,20 +67,20 @@ class Probes:
 
 def test_the_meter_probes_at_most_once_per_its_period_in_the_machines_turn(monkeypatch):
     held = []
-    monkeypatch.setattr(noise, "probe", lambda: held.append(turns._held) or 4 * MS)
+    monkeypatch.setattr(noise, "probe", lambda: held.append(machine_lock._held) or 4 * MS)
     store = Probes()
     meter = noise.Meter.started(store, 7)
-    assert not turns._held  # the floors and calibrations take their own turns
+    assert not machine_lock._held  # the floors and calibrations take their own turns
     meter.between()  # within PROBE_EVERY of the first
     assert [(run_id, p.work_ns) for run_id, p in store.added] == [(7, 4 * MS)]
     meter.every = 0
     meter.between()
     assert len(store.added) == 2 and store.added[1][1].at_ns >= store.added[0][1].at_ns
     assert held == [True, True]
-    assert turns._held  # kept for the next trial
+    assert machine_lock._held  # kept for the next trial
     meter.every = 3600
     meter.between()
-    assert not turns._held and len(store.added) == 2
+    assert not machine_lock._held and len(store.added) == 2
 
 
 def test_probes_round_trip_through_a_sqlite_store_each_once(tmp_path):

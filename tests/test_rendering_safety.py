@@ -23,7 +23,7 @@ from test_machines_report import hostile_side_by_side
 
 from concbench.display import html_safe
 from concbench.progress import ProgressDisplay
-from concbench.report import document, export, formats, html, markdown, terminal
+from concbench.report import export, formats, html, markdown, run_report, terminal
 from concbench.store import open_store
 
 LOUD = "[/] and [bold red]x and \x1b[2J"  # rich markup, then the terminal's clear-screen
@@ -72,11 +72,11 @@ def refusal(error: str) -> str:
     return json.dumps({"ok": False, "error": error}) + "\n"
 
 
-def stored(env: dict, monkeypatch) -> document.RunReport:
+def stored(env: dict, monkeypatch) -> run_report.RunReport:
     """The latest run's report, built in this process as the command line builds it."""
     monkeypatch.setenv("CONCBENCH_BUILTINS", "off")
     monkeypatch.setenv("CONCBENCH_WORKLOADS", env["CONCBENCH_WORKLOADS"])  # the specs: titles, baselines
-    return document.build(open_store(Path(env["CONCBENCH_DB"])).stored_run())
+    return run_report.build(open_store(Path(env["CONCBENCH_DB"])).stored_run())
 
 
 def on_a_terminal(*renderables) -> str:

@@ -11,6 +11,7 @@ from conftest import FIXTURES
 from concbench import plan, runtimes, workloads
 from concbench.records import Calibration, Sample, TrialRecord
 from concbench.schedule import Outcome, Schedule
+from concbench.selection import Selection
 from concbench.status import Status
 
 MS = 1_000_000
@@ -24,7 +25,7 @@ def cells(monkeypatch):
     monkeypatch.setenv("CONCBENCH_RUNTIMES", str(FIXTURES / "runtimes"))
 
     def make(**asked) -> plan.Plan:
-        selection = plan.Selection(workloads=("triangle",), mechanisms=("honest", "paced", "sleeper"), **asked)
+        selection = Selection(workloads=("triangle",), mechanisms=("honest", "paced", "sleeper"), **asked)
         return plan.make_plan(plan.choose(selection, workloads.load_all(), runtimes.load_all()))
 
     return make

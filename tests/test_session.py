@@ -13,7 +13,7 @@ from rich.console import Console
 
 from concbench import paths, session, workloads
 from concbench.errors import UserError
-from concbench.plan import Selection
+from concbench.selection import Selection
 from concbench.status import Status
 from concbench.store import open_store
 

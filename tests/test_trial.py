@@ -7,7 +7,7 @@ from unittest import mock
 
 import pytest
 
-from concbench import leftovers, limits, trial
+from concbench import limits, orphans, trial
 from concbench.errors import UserError
 
 PY = sys.executable
@@ -177,28 +177,28 @@ def test_the_trial_and_all_it_started_die_with_the_harness(tmp_path):
     assert all(_dead(pid) for pid in left), "a trial's process outlived its harness"
     assert os.path.isdir(scratch.read_text())
     with mock.patch("tempfile.gettempdir", return_value=str(temporary)):
-        assert "1 scratch directory" in leftovers.clean()
+        assert "1 scratch directory" in orphans.clean()
     assert not os.path.exists(scratch.read_text())
 
 
 def test_what_a_dead_harness_left_is_found_by_its_mark_and_removed(tmp_path):
     dead = "1.0"  # pid 1 did not start at tick 0
-    stray = subprocess.Popen(["sleep", "60"], env={**os.environ, leftovers.VARIABLE: dead})
+    stray = subprocess.Popen(["sleep", "60"], env={**os.environ, orphans.VARIABLE: dead})
     for _ in range(5000):  # Popen returns before exec has set up the new environment
-        if leftovers.VARIABLE.encode() in Path(f"/proc/{stray.pid}/environ").read_bytes():
+        if orphans.VARIABLE.encode() in Path(f"/proc/{stray.pid}/environ").read_bytes():
             break
         time.sleep(0.001)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    (scratch / f"{leftovers.SCRATCH_PREFIX}{dead}-abc").mkdir()
-    mine = scratch / f"{leftovers.SCRATCH_PREFIX}{leftovers.mark()}-abc"
+    (scratch / f"{orphans.SCRATCH_PREFIX}{dead}-abc").mkdir()
+    mine = scratch / f"{orphans.SCRATCH_PREFIX}{orphans.mark()}-abc"
     mine.mkdir()
     try:
         with mock.patch("tempfile.gettempdir", return_value=str(scratch)):
-            cleaned = leftovers.clean()
+            cleaned = orphans.clean()
         assert stray.wait(timeout=10) == -9
         assert "1 process" in cleaned and "1 scratch directory" in cleaned
-        assert mine.exists() and not (scratch / f"{leftovers.SCRATCH_PREFIX}{dead}-abc").exists()
+        assert mine.exists() and not (scratch / f"{orphans.SCRATCH_PREFIX}{dead}-abc").exists()
     finally:
         stray.kill()
 
@@ -244,4 +244,4 @@ def test_a_fork_past_the_process_cap_is_refused_and_says_so():
 def test_a_trials_cgroups_are_removed_after_it():
     trial.run([PY, "-c", "pass"], {}, timeout=20, caps=CAPS)
     for c in limits.controllers().values():
-        assert not list(c.parent.glob(f"{leftovers.SCRATCH_PREFIX}{leftovers.mark()}-*"))
+        assert not list(c.parent.glob(f"{orphans.SCRATCH_PREFIX}{orphans.mark()}-*"))

@@ -4,8 +4,9 @@ import pytest
 
 from concbench import lcg, runtimes, series, workloads
 from concbench.errors import UserError
-from concbench.plan import Selection, choose
-from concbench.spec import load_toml
+from concbench.plan import choose
+from concbench.selection import Selection
+from concbench.toml_models import load_toml
 
 GOOD = """
 id = "w"

@@ -18,10 +18,11 @@ import dataclasses
 import math
 
 from . import records
-from .plan import BOUNDS, Cell, Settings
+from .plan import Cell
+from .selection import BOUNDS, Settings
 from .status import Status
 
-# A trial's answer holds at most this many runs (plan.BOUNDS: what 1 MiB of
+# A trial's answer holds at most this many runs (selection.BOUNDS: what 1 MiB of
 # stdout holds), which caps the repetitions of a sample.
 MOST_RUNS = BOUNDS["runs"][1]
 

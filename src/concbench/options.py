@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from . import workloads
-from .plan import BOUNDS
+from .selection import BOUNDS
 from .store import postgresql
 
 

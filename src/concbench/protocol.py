@@ -13,7 +13,7 @@ from typing import Annotated
 
 import pydantic
 
-from .spec import first_error
+from .toml_models import first_error
 from .trial import STDOUT_LIMIT, Exit
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # what SQLite stores and every kit's language counts in

@@ -7,10 +7,11 @@ from typing import Protocol
 
 from . import calibration, noise, protocol, trial, verify, warmup
 from .limits import Limits
-from .plan import BOUNDS, Cell, Plan, Settings
+from .plan import Cell, Plan
 from .protocol import Response
 from .records import Calibration, Machine, TrialRecord
 from .schedule import Schedule
+from .selection import BOUNDS, Settings
 from .status import Status
 from .store import Store
 from .verify import Expectations

@@ -12,7 +12,7 @@ import pydantic
 
 from . import paths
 from .errors import UserError
-from .spec import Strict, load_toml
+from .toml_models import Strict, load_toml
 
 PROBE_TIMEOUT = 30
 PROBE_SAYS = 200  # characters of a failed probe's last line kept in the reason

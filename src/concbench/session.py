@@ -12,14 +12,15 @@ from collections.abc import Callable
 
 from rich.console import Console
 
-from . import environment, leftovers, paths, runtimes, turns, worker, workloads
+from . import environment, machine_lock, orphans, paths, runtimes, worker, workloads
 from .display import printable
 from .errors import UserError
-from .plan import Choice, Plan, Selection, choose, make_plan
+from .plan import Choice, Plan, choose, make_plan
 from .progress import ProgressDisplay, budget_text, extent_text, plan_progress_text, schedule_lines, to_go_text
 from .records import Machine, RunInfo
 from .runner import execute
 from .schedule import Schedule
+from .selection import Selection
 from .status import Status
 from .store import Store, open_store
 
@@ -130,14 +131,14 @@ def build(found: list[runtimes.Runtime]) -> None:
     """The runtimes built in the machine's turn: a build beside another
     concbench's trial would measure in it, and two builds of one checkout at
     once (two workers) would break each other's."""
-    with turns.machine_turn():
+    with machine_lock.machine_turn():
         for rt in found:
             rt.build()
 
 
 def clean_leftovers(screen: Screen) -> None:
     """What a harness killed mid-trial left would run beside this run's trials."""
-    found = leftovers.clean()
+    found = orphans.clean()
     if found:
         screen.say(f"cleaned up after a concbench that died mid-trial: {', '.join(found)}")
 

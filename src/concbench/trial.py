@@ -23,7 +23,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from . import leftovers, limits, spawner, turns
+from . import limits, machine_lock, orphans, spawner
 from .errors import UserError
 
 STDOUT_LIMIT = 1 << 20
@@ -84,15 +84,15 @@ def run(argv: list[str], request: dict, timeout: float, caps: limits.Limits | No
     """Run one trial with a fresh scratch directory and, unless caps is None,
     cgroups that hold it to them; both removed afterwards. It waits for its
     turn on the machine: no other concbench's trial runs beside it."""
-    with turns.machine_turn():
+    with machine_lock.machine_turn():
         return _run_alone(argv, request, timeout, caps)
 
 
 def _run_alone(argv: list[str], request: dict, timeout: float, caps: limits.Limits | None) -> Exit:
-    name = f"{leftovers.SCRATCH_PREFIX}{leftovers.mark()}-{next(_trial_numbers)}"
+    name = f"{orphans.SCRATCH_PREFIX}{orphans.mark()}-{next(_trial_numbers)}"
     cgroup = limits.TrialCgroup(caps, name) if caps else None
     try:
-        with tempfile.TemporaryDirectory(prefix=f"{leftovers.SCRATCH_PREFIX}{leftovers.mark()}-") as scratch:
+        with tempfile.TemporaryDirectory(prefix=f"{orphans.SCRATCH_PREFIX}{orphans.mark()}-") as scratch:
             payload = json.dumps({**request, "scratch": scratch}).encode() + b"\n"
             exit = _run_process(argv, payload, timeout, cgroup.procs_files if cgroup else [])
         return dataclasses.replace(exit, limit_hit=cgroup.limit_hit()) if cgroup else exit
@@ -111,7 +111,7 @@ def _run_process(argv: list[str], payload: bytes, timeout: float, cgroups: list[
     options += [option for procs in cgroups for option in ("-c", procs)]
     options += ["-a"] if aslr_kept() else []
     inherited = {name: value for name, value in os.environ.items() if name not in WITHHELD}
-    environment = {**inherited, **FIXED_SEEDS, leftovers.VARIABLE: leftovers.mark()}
+    environment = {**inherited, **FIXED_SEEDS, orphans.VARIABLE: orphans.mark()}
     start = time.monotonic_ns()
     try:
         pid = os.posix_spawn(

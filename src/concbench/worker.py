@@ -9,9 +9,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import calibration, runner, turns
-from .plan import Cell, Plan, Settings
+from . import calibration, machine_lock, runner
+from .plan import Cell, Plan
 from .records import Calibration, Machine, TrialRecord
+from .selection import Settings
 from .store import Store
 
 # How long past a step's own timeout a claim is held: storing a trial, and a
@@ -44,7 +45,7 @@ class Worker:
         the rest are held by other workers it waits: one of them may die, and
         its trial come back once its lease lapses."""
         while True:
-            with turns.machine_turn(self._taking_turns):
+            with machine_lock.machine_turn(self._taking_turns):
                 claimed = self.store.claim(self.run_id, self.name, self.first_lease)
                 if claimed is not None:
                     record = self._run(self.cells[claimed[0]], claimed[1])

@@ -12,7 +12,7 @@ import pydantic
 
 from . import expr, lcg, paths, series
 from .errors import UserError
-from .spec import Strict, load_toml
+from .toml_models import Strict, load_toml
 from .verify import Expectations
 from .warmup import Steady
 

@@ -9,7 +9,7 @@ from .. import limits, paths, runtimes, workloads
 from .. import setup as system
 from ..display import printable
 from ..errors import UserError
-from ..plan import Selection
+from ..selection import Selection
 from ..store import postgresql
 from .console import console
 from .shared_options import suite_options

@@ -5,7 +5,7 @@ from rich.text import Text
 
 from .. import environment, options
 from ..display import printable
-from ..report import comparison, document, terminal
+from ..report import comparison, run_report, terminal
 from ..report.history import histories, latest_machine, other_machine_runs
 from ..selection import CellFilter
 from .console import console
@@ -49,7 +49,7 @@ def compare(before, after, threshold, fail_on_regression, across_machines, db, s
     trials = store.trials(runs[0].id), store.trials(runs[1].id)
     if not across_machines:
         comparison.refuse_other_machines(runs, trials)
-    specs = document.load_specs(suite)
+    specs = run_report.load_specs(suite)
     if fail_on_regression is not None:  # a regression that is not called cannot fail
         threshold = min(threshold, fail_on_regression)
     found = comparison.changes(*trials, specs, threshold / 100)
@@ -95,7 +95,7 @@ def history(workload, runtime, mechanism, param, threshold, last, steps_only, ac
     stored = store.runs_with_trials()
     runs = [run for run, _ in stored]
     machine = None if across_machines else latest_machine(runs)
-    found = histories(store.name, stored, document.load_specs(suite), threshold / 100, wanted, last, machine)
+    found = histories(store.name, stored, run_report.load_specs(suite), threshold / 100, wanted, last, machine)
     for cell_history in found:
         if cell_history.moved or not steps_only:
             console.print()

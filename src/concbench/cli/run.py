@@ -8,10 +8,11 @@ import click
 from .. import environment, limits, options, paths, runtimes, session, versions, workloads
 from ..display import printable
 from ..errors import UserError
-from ..plan import BOUNDS, MIN_RUN, QUICK_MIN_RUN, TARGET, Plan, Selection, choose, make_plan, paired_plan
+from ..plan import Plan, choose, make_plan, paired_plan
 from ..records import Machine
 from ..report import ab as ab_report
-from ..report import document, terminal
+from ..report import run_report, terminal
+from ..selection import BOUNDS, MIN_RUN, QUICK_MIN_RUN, TARGET, Selection
 from ..store import open_store
 from .compare import regressions
 from .console import console, say
@@ -306,7 +307,7 @@ def ab(
     if code == session.INTERRUPTED:
         return code
     found = ab_report.changes(
-        store.trials(run_id), document.load_specs(suite), ab_report.Sides.of(selection.to_json()), threshold / 100
+        store.trials(run_id), run_report.load_specs(suite), ab_report.Sides.of(selection.to_json()), threshold / 100
     )
     console.print(terminal.run_header(store.run(run_id)))
     for letter in ("a", "b"):

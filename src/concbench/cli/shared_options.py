@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from .. import options, paths
-from ..plan import PROFILE_SETTINGS
+from ..selection import PROFILE_SETTINGS
 from ..store import Store, open_store
 
 DB_OPTION = click.option(

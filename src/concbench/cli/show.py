@@ -13,7 +13,7 @@ from .. import paths
 from ..display import printable
 from ..errors import UserError
 from ..progress import plan_progress_text
-from ..report import document, figures, formats, serialize, terminal
+from ..report import figures, formats, run_report, serialize, terminal
 from ..report import machines as machines_view
 from ..selection import CellFilter
 from ..store import Store
@@ -46,7 +46,7 @@ def show(run_id, workload, runtime, mechanism, as_json, legend, db, suite):
     store = existing_store(db)
     wanted = CellFilter(workload, runtime, mechanism)
     if as_json:
-        found = document.build(store.stored_run(run_id), wanted, suite)
+        found = run_report.build(store.stored_run(run_id), wanted, suite)
         for t in found.trials:
             click.echo(json.dumps(serialize.trial_record(found.run, t)))
         return 0
@@ -62,7 +62,7 @@ def tables(
 ) -> int:
     """A run's tables on the terminal, with its diagnosis and, if asked, the
     legend; 1 where a trial failed or did not verify."""
-    report = document.build(store.stored_run(run_id), wanted, suite)
+    report = run_report.build(store.stored_run(run_id), wanted, suite)
     console.print(terminal.run_header(report.run, report.environment))
     if report.speed:
         console.print(report.speed.line())
@@ -142,7 +142,7 @@ def _run_report(
     """A run's report in a format, what it is and the run's number."""
     if len(run_ids) > 1:
         raise UserError("report takes one RUN; several go with --machines")
-    found = document.build(store.stored_run(run_ids[0] if run_ids else None), wanted, suite)
+    found = run_report.build(store.stored_run(run_ids[0] if run_ids else None), wanted, suite)
     return chosen.run(found), f"report of run {found.run.id}", found.run.id
 
 

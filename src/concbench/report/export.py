@@ -9,7 +9,7 @@ import json
 from dataclasses import asdict
 
 from ..records import PROCESS_FIGURES
-from .document import RunReport
+from .run_report import RunReport
 from .serialize import cell_record, trial_record
 
 # Raised when a field is removed or renamed, or changes its type, unit or

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import export, html, markdown
-from .document import RunReport
 from .machines import MachinesReport
+from .run_report import RunReport
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,13 @@ through display.html_safe, which escapes its markup and its control characters."
 from ..display import html_safe
 from ..records import TrialRecord
 from .diagnosis import Diagnosis
-from .document import RunReport
 from .figures import LEGEND
 from .html_charts import scaling
 from .html_page import page, section, slug
 from .html_ratios import HEAT_COLOURS, overview, side_by_side
 from .html_results import results
 from .machines import READING, MachinesReport
+from .run_report import RunReport
 from .stability import Stability
 
 

@@ -14,7 +14,7 @@ from ..results import CellResult
 from ..selection import CellFilter
 from . import aggregate
 from .aggregate import Table
-from .document import load_specs
+from .run_report import load_specs
 
 
 @dataclass(frozen=True)

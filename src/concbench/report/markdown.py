@@ -17,9 +17,9 @@ from ..records import RunInfo
 from ..results import CellResult
 from .aggregate import Table
 from .columns import SEEDS, TRIALS, Column, seed_columns
-from .document import RunReport
 from .figures import LEGEND, ratio_text, skipped_text
 from .machines import READING, MachinesReport, SideBySide
+from .run_report import RunReport
 from .terminal import failure_lines
 
 

@@ -5,9 +5,8 @@ from dataclasses import dataclass
 
 from .. import environment, noise, paths, workloads
 from ..errors import UserError
-from ..plan import Selection
 from ..records import CellKey, RunInfo, StoredRun, TrialRecord, row_parts
-from ..selection import CellFilter
+from ..selection import CellFilter, Selection
 from ..status import Status
 from . import aggregate, diagnosis, stability
 from .figures import megabytes_text

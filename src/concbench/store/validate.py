@@ -16,11 +16,11 @@ import pydantic
 
 from .. import protocol, verify
 from ..calibration import MOST_RUNS
-from ..plan import BOUNDS, Selection
 from ..protocol import Count, Integer, Label, Text
 from ..records import CellKey
-from ..spec import first_error
+from ..selection import BOUNDS, Selection
 from ..status import Status
+from ..toml_models import first_error
 from ..trial import STDERR_LIMIT, STDOUT_LIMIT, Exit
 from ..workloads import Workload
 
