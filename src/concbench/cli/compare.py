@@ -17,6 +17,7 @@ from .shared_options import (
     THRESHOLD_OPTION,
     WORKLOAD_OPTION,
     existing_store,
+    param_option,
     suite_options,
 )
 
@@ -68,15 +69,7 @@ def compare(before, after, threshold, fail_on_regression, across_machines, db, s
 @WORKLOAD_OPTION
 @RUNTIME_OPTION
 @MECHANISM_OPTION
-@click.option(
-    "-p",
-    "--param",
-    "param",
-    multiple=True,
-    metavar="NAME=VALUE[,VALUE...]",
-    callback=options.overrides,
-    help="Only cells with this parameter value, as the titles print it.",
-)
+@param_option("Only cells with this parameter value, as the titles print it.")
 @THRESHOLD_OPTION
 @click.option("--last", type=click.IntRange(min=1), metavar="N", help="Only the N latest runs of each cell.")
 @click.option("--steps-only", is_flag=True, help="Only the cells where a step or a drift was called.")

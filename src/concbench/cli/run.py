@@ -28,6 +28,7 @@ from .shared_options import (
     database,
     option_option,
     suite_options,
+    threshold_option,
 )
 from .show import tables
 
@@ -231,14 +232,7 @@ AB_VERSION_HELP = (
     type=click.IntRange(AB_LEAST_PAIRS, BOUNDS["trials"][1]),
     help="Exactly this many pairs of trials a cell, instead of as many as the budget holds.",
 )
-@click.option(
-    "--threshold",
-    type=options.Finite(min=0),
-    default=2.0,
-    show_default=True,
-    metavar="PCT",
-    help="The smallest change in time worth calling, in percent.",
-)
+@threshold_option(2.0)
 @click.option(
     "--fail-on-regression",
     type=options.Finite(min=0),

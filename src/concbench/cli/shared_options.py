@@ -45,32 +45,17 @@ def suite_options(command):
     return _folders("workloads")(_folders("runtimes")(with_suite))
 
 
-WORKLOAD_OPTION = click.option(
-    "-w",
-    "--workload",
-    "workload",
-    multiple=True,
-    metavar="ID",
-    callback=options.names,
-    help="Only these workloads (repeat or comma-separate). Default: all.",
+def _names_option(short: str, name: str, metavar: str, help: str):
+    """An option that takes names, repeated or comma-separated."""
+    return click.option(short, f"--{name}", name, multiple=True, metavar=metavar, callback=options.names, help=help)
+
+
+WORKLOAD_OPTION = _names_option(
+    "-w", "workload", "ID", "Only these workloads (repeat or comma-separate). Default: all."
 )
-RUNTIME_OPTION = click.option(
-    "-r",
-    "--runtime",
-    "runtime",
-    multiple=True,
-    metavar="NAME",
-    callback=options.names,
-    help="Only these runtimes, e.g. ruby, c. Default: all.",
-)
-MECHANISM_OPTION = click.option(
-    "-m",
-    "--mechanism",
-    "mechanism",
-    multiple=True,
-    metavar="NAME",
-    callback=options.names,
-    help="Only these mechanisms: 'thread' or 'ruby/thread'. Default: all.",
+RUNTIME_OPTION = _names_option("-r", "runtime", "NAME", "Only these runtimes, e.g. ruby, c. Default: all.")
+MECHANISM_OPTION = _names_option(
+    "-m", "mechanism", "NAME", "Only these mechanisms: 'thread' or 'ruby/thread'. Default: all."
 )
 PROFILE_OPTION = click.option(
     "--profile",
@@ -80,15 +65,16 @@ PROFILE_OPTION = click.option(
     help="Parameter set: smoke (seconds, the tests), quick, standard (the seeds' "
     "own parameters), full (standard plus the scaling sweeps).",
 )
-PARAM_OPTION = click.option(
-    "-p",
-    "--param",
-    "param",
-    multiple=True,
-    metavar="NAME=VALUE[,VALUE...]",
-    callback=options.overrides,
-    help="Override a parameter; several values make a sweep.",
-)
+
+
+def param_option(help: str):
+    """-p NAME=VALUE[,VALUE...], a parameter, with what the command does with it."""
+    return click.option(
+        "-p", "--param", "param", multiple=True, metavar="NAME=VALUE[,VALUE...]", callback=options.overrides, help=help
+    )
+
+
+PARAM_OPTION = param_option("Override a parameter; several values make a sweep.")
 
 
 def option_option(help: str):
@@ -96,14 +82,19 @@ def option_option(help: str):
     return click.option("-o", "--option", "option", multiple=True, metavar="NAME", callback=options.names, help=help)
 
 
-THRESHOLD_OPTION = click.option(
-    "--threshold",
-    type=options.Finite(min=0),
-    default=5.0,
-    show_default=True,
-    metavar="PCT",
-    help="The smallest change in time worth calling, in percent.",
-)
+def threshold_option(default: float):
+    """--threshold PCT, the smallest change in time a command calls."""
+    return click.option(
+        "--threshold",
+        type=options.Finite(min=0),
+        default=default,
+        show_default=True,
+        metavar="PCT",
+        help="The smallest change in time worth calling, in percent.",
+    )
+
+
+THRESHOLD_OPTION = threshold_option(5.0)
 ACROSS_MACHINES_OPTION = click.option(
     "--across-machines",
     is_flag=True,
