@@ -172,23 +172,22 @@ def _memory(table: Table) -> Column:
 
 def _units(table: Table) -> Column:
     """Units in the narrow columns of plain text (27.2k-38.3k); every digit on the page."""
-    median_run = " (the median run)" if table.rate_format else ""
-    return Column(
-        "units",
-        lambda c: units_text(table.units_and_live(c)[0]),
-        "threads, fibers, processes... started per run" + median_run,
-        page=lambda c: units_range(table.units_and_live(c)[0]),
-        fixed=Fixed(9, head=11),
-    )
+    return _counted(table, 0, "units", "threads, fibers, processes... started per run", Fixed(9, head=11))
 
 
 def _live(table: Table) -> Column:
+    return _counted(table, 1, "live", "the most units alive at once", Column.fixed)
+
+
+def _counted(table: Table, which: int, header: str, tip: str, fixed: Fixed) -> Column:
+    """One of a row's unit counts (units_and_live: 0 started, 1 alive at once)."""
     median_run = " (the median run)" if table.rate_format else ""
     return Column(
-        "live",
-        lambda c: units_text(table.units_and_live(c)[1]),
-        "the most units alive at once" + median_run,
-        page=lambda c: units_range(table.units_and_live(c)[1]),
+        header,
+        lambda c: units_text(table.units_and_live(c)[which]),
+        tip + median_run,
+        page=lambda c: units_range(table.units_and_live(c)[which]),
+        fixed=fixed,
     )
 
 
