@@ -25,6 +25,7 @@ from .shared_options import (
     PROFILE_OPTION,
     RUNTIME_OPTION,
     WORKLOAD_OPTION,
+    budget_option,
     database,
     option_option,
     suite_options,
@@ -58,12 +59,9 @@ from .show import tables
     type=click.IntRange(*BOUNDS["max_trials"]),
     help="The most trials a cell takes while it settles (default: the profile's, quick 100, standard 20).",
 )
-@click.option(
-    "--budget",
-    type=options.Duration("budget"),
-    metavar="TIME",
-    help="End the run within this time (e.g. 3m, 90s) plus one trial: every cell's least trials "
-    "first, then the rest to the cells whose intervals are widest. Default: none.",
+@budget_option(
+    "End the run within this time (e.g. 3m, 90s) plus one trial: every cell's least trials "
+    "first, then the rest to the cells whose intervals are widest. Default: none."
 )
 @click.option(
     "--min-run",
@@ -213,12 +211,9 @@ AB_VERSION_HELP = (
     callback=options.names,
     help="A runtime option only B takes, e.g. yjit, or the C and Go kits' test hook slow5.",
 )
-@click.option(
-    "--budget",
-    type=options.Duration("budget"),
-    metavar="TIME",
-    help="End within this time plus one trial: every cell's least pairs first, then more to the widest "
-    "intervals (default 3m; none with --trials).",
+@budget_option(
+    "End within this time plus one trial: every cell's least pairs first, then more to the widest "
+    "intervals (default 3m; none with --trials)."
 )
 @click.option(
     "--max-trials",

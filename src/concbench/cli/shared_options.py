@@ -82,6 +82,11 @@ def option_option(help: str):
     return click.option("-o", "--option", "option", multiple=True, metavar="NAME", callback=options.names, help=help)
 
 
+def budget_option(help: str):
+    """--budget TIME, how long a run's trials may take, with what the command does within it."""
+    return click.option("--budget", type=options.Duration("budget"), metavar="TIME", help=help)
+
+
 def threshold_option(default: float):
     """--threshold PCT, the smallest change in time a command calls."""
     return click.option(
