@@ -112,6 +112,10 @@ class Workload(Strict):
     # Peak memory is a process's figure: trials of such a workload make one
     # timed run and no warm-up, so that the peak is that run's own.
     one_run_per_process: bool = False
+    # A served workload's trial is a server: before each run it says where it
+    # listens, and concbench's load generator of this name (loadgen/) drives
+    # it beside the trial (docs/protocol.md, "Servers under load").
+    load: Literal["echo"] | None = None
     # The units the work starts (an expression): a run that reports fewer is
     # INVALID, unless its mechanism's manifest fixes its units (none: 0).
     units: str | None = None
