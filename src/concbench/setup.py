@@ -8,7 +8,7 @@ import subprocess
 from .errors import UserError
 from .runtimes import Runtime
 
-# The harness builds its trial spawner with the C compiler.
+# The harness builds its trial spawner and load generator with the C compiler.
 HARNESS_PACKAGES = ["gcc", "libc6-dev"]
 # The tests open the HTML report in a real browser; make lint runs hlint on the Haskell kit.
 TEST_PACKAGES = ["chromium", "hlint"]
