@@ -1,0 +1,237 @@
+"""concbench's load generator (loadgen/loadgen.c) against small echo servers
+run here, honest and lying, over TCP and Unix sockets."""
+
+import json
+import re
+import socketserver
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from concbench import cbuild, loadgen
+from concbench.errors import UserError
+
+SIZE = 64
+
+
+def honest(number, request):
+    return request
+
+
+class EchoServer:
+    """Echoes whole requests of SIZE bytes, one thread per connection, each
+    answer made by `answer(number on its connection, request)`: an answer
+    shorter than the request is sent and the connection closed after it."""
+
+    def __init__(self, transport, answer=honest):
+        self.served = 0
+        self.bytes = 0
+        self.changed = threading.Condition()
+        server = self
+
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self):
+                number = 0
+                while request := self.read_request():
+                    reply = answer(number, request)
+                    self.request.sendall(reply)
+                    with server.changed:
+                        server.bytes += len(reply)
+                    if len(reply) < len(request):
+                        break
+                    number += 1
+                with server.changed:
+                    server.served += 1
+                    server.changed.notify_all()
+
+            def read_request(self):
+                request = b""
+                while len(request) < SIZE and (chunk := self.request.recv(SIZE - len(request))):
+                    request += chunk
+                return request
+
+        if transport == "tcp":
+            self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+            self.address = f"tcp:127.0.0.1:{self.server.server_address[1]}"
+        else:
+            self.folder = tempfile.TemporaryDirectory(prefix="loadgen")  # a short path: sun_path holds 108 bytes
+            path = f"{self.folder.name}/echo.sock"
+            self.server = socketserver.ThreadingUnixStreamServer(path, Handler)
+            self.address = f"unix:{path}"
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def served_all(self, connections, bytes):
+        """Whether it served that many connections to the end (the generator
+        may exit before the server's threads are done) and echoed that much."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.served >= connections, timeout=10)
+            return (self.served, self.bytes) == (connections, bytes)
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def servers():
+    started = []
+
+    def start(transport="tcp", answer=honest):
+        started.append(EchoServer(transport, answer))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.close()
+
+
+def generate(addresses, connections=3, rate=2000, requests=200, runs=None, size=SIZE):
+    """Runs the generator with an address line for each run (one run per address unless told)."""
+    options = {"connections": connections, "size": size, "rate": rate, "requests": requests}
+    options["runs"] = runs or len(addresses)
+    argv = [part for name, value in options.items() for part in (f"--{name}", str(value))]
+    return subprocess.run(
+        [loadgen.path(), *argv], input="".join(a + "\n" for a in addresses), capture_output=True, text=True, timeout=60
+    )
+
+
+def check_run(line, number, requests):
+    run = json.loads(line)
+    assert run["run"] == number and run["requests"] == requests and run["bytes"] == requests * SIZE
+    assert run["connect_ns"] > 0 and run["elapsed_ns"] > 0 and run["send_lag_ns"] >= 0
+    latency = run["latency_ns"]
+    order = ["min", "p50", "p90", "p99", "p999", "p9999", "max"]
+    assert [latency[k] for k in order] == sorted(latency[k] for k in order) and latency["min"] > 0
+    assert latency["min"] <= latency["mean"] <= latency["max"]
+    percentiles, values = zip(*run["distribution"])
+    assert percentiles[:4] == (0.0, 25.0, 50.0, 62.5) and percentiles[-1] == 100.0
+    assert list(percentiles) == sorted(set(percentiles)) and list(values) == sorted(values)
+    assert values[0] == latency["min"] and values[-1] == latency["max"] and len(values) < 100
+    return run
+
+
+@pytest.mark.parametrize("transport", ["tcp", "unix"])
+def test_it_sends_every_request_and_reports_its_latency(servers, transport):
+    server = servers(transport)
+    done = generate([server.address])
+    assert done.returncode == 0 and done.stderr == ""
+    [line] = done.stdout.splitlines()
+    check_run(line, 1, 200)
+    assert server.served_all(3, 200 * SIZE)
+
+
+def test_one_process_makes_a_run_for_each_address_line(servers):
+    tcp, unix = servers("tcp"), servers("unix")
+    done = generate([tcp.address, unix.address], connections=4, requests=100)
+    assert done.returncode == 0
+    first, second = done.stdout.splitlines()
+    check_run(first, 1, 100), check_run(second, 2, 100)
+    assert tcp.served_all(4, 100 * SIZE) and unix.served_all(4, 100 * SIZE)
+
+
+@pytest.mark.parametrize("transport", ["tcp", "unix"])
+def test_connections_beyond_the_backlog_are_retried_and_some_get_no_request(servers, transport):
+    """socketserver listens with a backlog of 5: the rest of the 20 connects
+    are refused (unix) or wait for the SYN's retransmission (tcp)."""
+    server = servers(transport)
+    done = generate([server.address], connections=20, requests=5)
+    check_run(done.stdout, 1, 5)
+    assert server.served_all(20, 5 * SIZE)
+
+
+def test_a_stall_counts_in_every_request_queued_behind_it(servers):
+    """Open loop: the 100 requests are due within 0.1 s on one connection,
+    and the server holds the first for 0.5 s. A generator that timed each
+    request from when it sent it would see the stall once; from its due
+    time, every request waited at least 0.4 s."""
+    stalled = threading.Event()
+
+    def stall_once(number, request):
+        if not stalled.is_set():
+            stalled.wait(0.5)
+            stalled.set()
+        return request
+
+    server = servers(answer=stall_once)
+    done = generate([server.address], connections=1, rate=1000, requests=100)
+    run = check_run(done.stdout, 1, 100)
+    assert run["latency_ns"]["min"] >= 400_000_000
+
+
+def flip_byte_5(number, request):
+    return request[:5] + bytes([request[5] ^ 1]) + request[6:] if number == 2 else request
+
+
+def close_before_third(number, request):
+    return b"" if number == 2 else request
+
+
+def echo_half_of_third(number, request):
+    return request[: SIZE // 2] if number == 2 else request
+
+
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        (flip_byte_5, r"connection [01], request \d+: echoed byte 5 differs"),
+        (close_before_third, r"server closed connection [01] after 2 of 10 responses"),
+        (echo_half_of_third, r"server closed connection [01] after 2 of 10 responses and 32 of 64 bytes of the next"),
+    ],
+)
+def test_a_lying_server_fails_the_run_with_the_reason(servers, answer, message):
+    server = servers(answer=answer)
+    done = generate([server.address], connections=2, requests=20)
+    assert done.returncode == 1
+    [line] = done.stdout.splitlines()
+    assert re.fullmatch(message, json.loads(line)["error"])
+
+
+def test_an_address_that_cannot_be_reached_or_read_is_an_error():
+    done = generate(["unix:/nonexistent/echo.sock"])
+    assert done.returncode == 1
+    assert json.loads(done.stdout) == {
+        "error": "cannot connect to unix:/nonexistent/echo.sock: No such file or directory"
+    }
+    done = generate(["ftp:127.0.0.1:21"])
+    assert done.returncode == 1 and json.loads(done.stdout)["error"].startswith("bad address ftp:127.0.0.1:21")
+
+
+def test_stdin_ending_before_the_last_run_is_an_error_after_the_runs_done(servers):
+    server = servers()
+    done = generate([server.address], runs=2)
+    assert done.returncode == 1
+    run, error = done.stdout.splitlines()
+    check_run(run, 1, 200)
+    assert json.loads(error) == {"error": "stdin ended after 1 of 2 addresses"}
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([], "--connections is missing"),
+        (["--connections", "2", "--size", "8", "--rate", "10", "--requests", "5"], "--runs is missing"),
+        (["--connections", "0"], "--connections must be a whole number above 0, not '0'"),
+        (["--size", "64k"], "--size must be a whole number above 0, not '64k'"),
+        (["--rate"], "--rate needs a value"),
+        (["--threads", "2"], "unknown argument '--threads' (--connections --size --rate --requests --runs)"),
+    ],
+)
+def test_bad_arguments_are_one_line_and_exit_2(argv, message):
+    done = subprocess.run([loadgen.path(), *argv], input="", capture_output=True, text=True, timeout=10)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"concbench-loadgen: {message}\n"
+
+
+def test_a_missing_compiler_or_a_failed_build_is_one_line(tmp_path, monkeypatch):
+    broken = tmp_path / "broken.c"
+    broken.write_text("int main(void) { return undeclared; }\n")
+    with pytest.raises(UserError, match=r"^building the broken test program failed: \[.*undeclared"):
+        cbuild.build(broken, "concbench-test-broken", "the broken test program")
+    assert not (Path(loadgen.path()).parent / "concbench-test-broken").exists()
+    monkeypatch.setattr(cbuild.shutil, "which", lambda name: None)
+    with pytest.raises(UserError, match=r"^no C compiler to build the broken test program \("):
+        cbuild.build(broken, "concbench-test-broken", "the broken test program")
