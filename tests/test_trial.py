@@ -245,3 +245,39 @@ def test_a_trials_cgroups_are_removed_after_it():
     trial.run([PY, "-c", "pass"], {}, timeout=20, caps=CAPS)
     for c in limits.controllers().values():
         assert not list(c.parent.glob(f"{orphans.SCRATCH_PREFIX}{orphans.mark()}-*"))
+
+
+def _relay_marked(line: str, scratch: str) -> str | None:
+    return f"{line[len('relay:') :]} in {os.path.basename(scratch)}" if line.startswith("relay:") else None
+
+
+ECHO_LINES = "import sys\nfor line in sys.stdin: print(line.strip(), flush=True)"
+
+
+def test_the_lines_a_trial_says_for_the_process_beside_it_start_it_and_reach_it_in_order():
+    code = "import sys, time; print('hello'); print('relay:a', flush=True); time.sleep(0.2); print('relay:b')"
+    done = trial.run([PY, "-c", code], {}, timeout=20, beside=trial.Beside([PY, "-c", ECHO_LINES], _relay_marked))
+    assert done.exit_code == 0 and done.stdout.startswith(b"hello\n")
+    lines = done.beside.stdout.decode().splitlines()
+    assert [line.split(" in ")[0] for line in lines] == ["a", "b"] and done.beside.exit_code == 0
+    assert lines[0].endswith("concbench-") is False and lines[0].split(" in ")[1].startswith(orphans.SCRATCH_PREFIX)
+
+
+def test_a_trial_that_says_nothing_for_it_starts_no_process_beside_it():
+    done = trial.run([PY, "-c", "print('done')"], {}, timeout=20, beside=trial.Beside([PY, "-c", "1/0"], _relay_marked))
+    assert done.exit_code == 0 and done.beside is None
+
+
+def test_the_process_beside_a_trial_failing_stops_the_trial_that_waits_for_it():
+    code = "import time; print('relay:go', flush=True); time.sleep(60)"
+    done = trial.run(
+        [PY, "-c", code], {}, timeout=30, beside=trial.Beside([PY, "-c", "raise SystemExit(3)"], _relay_marked)
+    )
+    assert done.beside.exit_code == 3
+    assert done.signal is not None and done.wall_ns < 20e9
+
+
+def test_an_overlong_line_is_never_relayed_even_when_its_end_looks_like_one():
+    code = f"import sys; sys.stdout.write('x' * {trial.RELAYED_LINE_LIMIT * 3} + 'relay:no\\n'); print('relay:yes')"
+    done = trial.run([PY, "-c", code], {}, timeout=20, beside=trial.Beside([PY, "-c", ECHO_LINES], _relay_marked))
+    assert [line.split(" in ")[0] for line in done.beside.stdout.decode().splitlines()] == ["yes"]

@@ -74,6 +74,8 @@ class Sample:
     # A calibrated run repeats the work (calibration.py): its figures are then
     # the mean of that many repetitions, each verified.
     repeat: int = 1
+    # A served workload's run: the load it served and the latency it met (served.latency).
+    latency: dict | None = None
 
 
 @dataclass(frozen=True)

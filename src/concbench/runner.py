@@ -2,14 +2,15 @@
 verifies each and stores it the moment it finishes. Display is the
 observer's business."""
 
+import dataclasses
 import time
 from typing import Protocol
 
-from . import calibration, noise, protocol, trial, verify, warmup
+from . import calibration, noise, protocol, served, trial, verify, warmup
 from .limits import Limits
 from .plan import Cell, Plan
 from .protocol import Response
-from .records import Calibration, Machine, TrialRecord
+from .records import Calibration, Machine, Sample, TrialRecord
 from .schedule import Schedule
 from .selection import BOUNDS, Settings
 from .status import Status
@@ -137,8 +138,10 @@ def run_trial(
 ) -> TrialRecord:
     """One trial on this machine; a calibrated one asks for repeat runs per timed sample."""
     expect = expectations(cell, settings, repeat)
+    beside = served.beside(expect.load) if expect.load else None
     try:
-        exit = trial.run(cell.runtime.trial_command(cell.options), _request(cell, expect), settings.timeout, caps)
+        command = cell.runtime.trial_command(cell.options)
+        exit = trial.run(command, _request(cell, expect), settings.timeout, caps, beside)
     except OSError as e:
         return TrialRecord(
             cell.key,
@@ -170,7 +173,18 @@ def run_trial(
         tree_rss_kb=response.tree_rss_kb if response else None,
         runtime_info=response.runtime.model_dump() if response else {},
         stderr=exit.stderr,
-        samples=calibration.samples(response.runs, repeat) if response else (),
+        samples=_samples(response, repeat, exit, expect) if response else (),
         machine=machine.name,
         machine_id=machine.id,
+    )
+
+
+def _samples(response: Response, repeat: int, exit: trial.Exit, expect: Expectations) -> tuple[Sample, ...]:
+    """The trial's samples; a served workload's each with the latency its load met."""
+    samples = calibration.samples(response.runs, repeat)
+    loads = served.runs(exit.beside) if expect.load else []
+    if isinstance(loads, str) or len(loads) != len(samples):
+        return samples
+    return tuple(
+        dataclasses.replace(sample, latency=served.latency(load, expect.load)) for sample, load in zip(samples, loads)
     )

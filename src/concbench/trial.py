@@ -21,6 +21,7 @@ import selectors
 import signal
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import limits, machine_lock, orphans, spawner
@@ -34,6 +35,9 @@ DRAIN_GRACE_NS = 2_000_000_000
 # itself stops answering (a trial can stop its parent).
 BACKSTOP_NS = 5_000_000_000
 STOP_GRACE_S = 2  # for the spawner to clean up when the harness is interrupted
+# The longest line of a trial's stdout relayed to the process beside it: an
+# address, with room to spare.
+RELAYED_LINE_LIMIT = 4096
 _trial_numbers = itertools.count()
 # Hash seeds that an environment variable fixes, so that a trial's tables
 # are laid out as in every other trial (docs/protocol.md, "Trials hold still").
@@ -66,6 +70,7 @@ class Exit:
     stderr: str  # the last STDERR_LIMIT bytes
     strays: int | None = None  # processes still running after the trial exited (killed); None: unknown
     limit_hit: str = ""  # the resource limit that stopped the trial, or ''
+    beside: "Exit | None" = None  # the process started beside the trial (Beside), if it was
 
 
 def aslr_kept() -> bool:
@@ -80,170 +85,291 @@ def conditions() -> str:
     return ", ".join([f"ASLR {'on' if aslr_kept() else 'off'}", *(f"{k}={v}" for k, v in FIXED_SEEDS.items())])
 
 
-def run(argv: list[str], request: dict, timeout: float, caps: limits.Limits | None = None) -> Exit:
+@dataclass(frozen=True)
+class Beside:
+    """A process the harness starts beside a trial, under the same custody,
+    caps and deadline, once the trial says something for it: a served
+    workload's load generator (docs/protocol.md, "Servers under load").
+    relay(line, scratch) maps a line of the trial's stdout to the line to write
+    to its stdin, or None for a line not meant for it. Its stdin closes when
+    the trial exits; if it exits first, it failed, and the trial is stopped:
+    what the trial waits for will not come."""
+
+    argv: list[str]
+    relay: Callable[[str, str], str | None]
+
+
+def run(
+    argv: list[str], request: dict, timeout: float, caps: limits.Limits | None = None, beside: Beside | None = None
+) -> Exit:
     """Run one trial with a fresh scratch directory and, unless caps is None,
     cgroups that hold it to them; both removed afterwards. It waits for its
-    turn on the machine: no other concbench's trial runs beside it."""
+    turn on the machine: no other concbench's trial runs beside it. The
+    process beside it, if any, gets cgroups of its own, and its exit is the
+    trial's `beside`."""
     with machine_lock.machine_turn():
-        return _run_alone(argv, request, timeout, caps)
+        return _run_alone(argv, request, timeout, caps, beside)
 
 
-def _run_alone(argv: list[str], request: dict, timeout: float, caps: limits.Limits | None) -> Exit:
+def _run_alone(
+    argv: list[str], request: dict, timeout: float, caps: limits.Limits | None, beside: Beside | None
+) -> Exit:
     name = f"{orphans.SCRATCH_PREFIX}{orphans.mark()}-{next(_trial_numbers)}"
-    cgroup = limits.TrialCgroup(caps, name) if caps else None
-    try:
-        with tempfile.TemporaryDirectory(prefix=f"{orphans.SCRATCH_PREFIX}{orphans.mark()}-") as scratch:
-            payload = json.dumps({**request, "scratch": scratch}).encode() + b"\n"
-            exit = _run_process(argv, payload, timeout, cgroup.procs_files if cgroup else [])
-        return dataclasses.replace(exit, limit_hit=cgroup.limit_hit()) if cgroup else exit
-    finally:
-        if cgroup:
-            cgroup.close()
-
-
-def _run_process(argv: list[str], payload: bytes, timeout: float, cgroups: list[str]) -> Exit:
-    trampoline = spawner.path()
-    stdin_r, stdin_w = os.pipe()
-    stdout_r, stdout_w = os.pipe()
-    stderr_r, stderr_w = os.pipe()
-    report_r, report_w = os.pipe()
-    options = ["-r", "3", "-t", str(max(1, round(timeout * 1000)))]
-    options += [option for procs in cgroups for option in ("-c", procs)]
-    options += ["-a"] if aslr_kept() else []
-    inherited = {name: value for name, value in os.environ.items() if name not in WITHHELD}
-    environment = {**inherited, **FIXED_SEEDS, orphans.VARIABLE: orphans.mark()}
-    start = time.monotonic_ns()
-    try:
-        pid = os.posix_spawn(
-            trampoline,
-            [trampoline, *options, *argv],
-            environment,
-            setpgroup=0,
-            file_actions=[
-                (os.POSIX_SPAWN_DUP2, stdin_r, 0),
-                (os.POSIX_SPAWN_DUP2, stdout_w, 1),
-                (os.POSIX_SPAWN_DUP2, stderr_w, 2),
-                (os.POSIX_SPAWN_DUP2, report_w, 3),
-            ],
+    with contextlib.ExitStack() as cleanup:
+        cgroups = {}
+        for role, wanted in (("trial", True), ("beside", beside is not None)):
+            if caps and wanted:
+                cgroups[role] = limits.TrialCgroup(caps, name if role == "trial" else f"{name}-beside")
+                cleanup.callback(cgroups[role].close)
+        scratch = cleanup.enter_context(
+            tempfile.TemporaryDirectory(prefix=f"{orphans.SCRATCH_PREFIX}{orphans.mark()}-")
         )
-    finally:
-        for fd in (stdin_r, stdout_w, stderr_w, report_w):
-            os.close(fd)
-    watch = _Watch(pid, stdin_w, stdout_r, stderr_r, payload)
-    try:
-        stopped, exited_ns = watch.until_done(start + int(timeout * 1e9) + BACKSTOP_NS)
-    finally:
-        watch.close()  # on Ctrl-C too: the spawner cleans up, then is reaped
-        with os.fdopen(report_r, "rb") as report:
-            fields = report.read().split()
-    if len(fields) == 8:
-        status, user_us, sys_us, maxrss_kb, voluntary, involuntary, timed_out, strays = map(int, fields)
-    else:  # the spawner itself was killed: no figures
-        status, user_us, sys_us, maxrss_kb, voluntary, involuntary, timed_out, strays = (
-            watch.reaped[1],
-            None,
-            None,
-            None,
-            None,
-            None,
-            stopped,
-            None,
-        )
-    return Exit(
-        wall_ns=exited_ns - start,
-        user_ns=None if user_us is None else user_us * 1000,
-        sys_ns=None if sys_us is None else sys_us * 1000,
-        maxrss_kb=maxrss_kb,
-        voluntary_switches=voluntary,
-        involuntary_switches=involuntary,
-        exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-        signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-        timed_out=bool(timed_out or stopped),
-        stdout=bytes(watch.output[stdout_r]),
-        stdout_size=watch.sizes[stdout_r],
-        stderr=watch.output[stderr_r].decode(errors="replace"),
-        strays=strays,
-    )
+        payload = json.dumps({**request, "scratch": scratch}).encode() + b"\n"
+        procs = {role: group.procs_files for role, group in cgroups.items()}
+        exits = _Watch(timeout, procs, beside, scratch).run(argv, payload)
+        hits = {role: group.limit_hit() for role, group in cgroups.items()}
+    found = {role: dataclasses.replace(exit, limit_hit=hits.get(role, "")) for role, exit in exits.items()}
+    return dataclasses.replace(found["trial"], beside=found.get("beside"))
 
 
-class _Watch:
-    """Feeds the spawner's child its request and collects its output until the
-    spawner exits and every pipe is closed, sleeping in epoll between events."""
+class _Process:
+    """One trampoline and the child it runs: its pipes, what it wrote, when it exited."""
 
-    def __init__(self, pid: int, stdin: int, stdout: int, stderr: int, payload: bytes):
-        self.pid = pid
-        self.pidfd = os.pidfd_open(pid)
-        self.pending = memoryview(payload)
-        self.limits = {stdout: STDOUT_LIMIT, stderr: STDERR_LIMIT}
-        self.output = {stdout: bytearray(), stderr: bytearray()}
-        self.sizes = {stdout: 0, stderr: 0}
-        self.reaped = None
-        self.selector = selectors.DefaultSelector()
-        for fd in (stdout, stderr, self.pidfd):
-            self.selector.register(fd, selectors.EVENT_READ)
-        os.set_blocking(stdin, False)
-        self.selector.register(stdin, selectors.EVENT_WRITE)
-
-    def until_done(self, deadline_ns: int) -> tuple[bool, int]:
-        """Whether the harness had to kill the spawner, and when it exited."""
-        stopped, exited_ns, limit_ns = False, None, deadline_ns
-        while self.selector.get_map():
-            now = time.monotonic_ns()
-            if limit_ns is not None and now >= limit_ns:
-                if exited_ns is not None:
-                    break  # something that escaped every kill still holds a pipe
-                stopped, limit_ns = True, None
-                self._kill_group()  # then wait for the pidfd, however long it takes
-            wait = None if limit_ns is None else (limit_ns - now) / 1e9
-            for key, _ in self.selector.select(wait):
-                if key.fd == self.pidfd:
-                    exited_ns = time.monotonic_ns()
-                    limit_ns = exited_ns + DRAIN_GRACE_NS
-                    self._forget(key.fd)
-                elif key.fd in self.output:
-                    self._read(key.fd)
-                else:
-                    self._write(key.fd)
-        return stopped, exited_ns
-
-    def _read(self, fd: int) -> None:
-        chunk = os.read(fd, READ_CHUNK)
-        if not chunk:
-            self._forget(fd)
-            return
-        self.sizes[fd] += len(chunk)
-        buffer = self.output[fd]
-        buffer += chunk
-        del buffer[: -self.limits[fd]]
-
-    def _write(self, fd: int) -> None:
+    def __init__(self, argv: list[str], payload: bytes, timeout: float, cgroups: list[str], keep_stdin: bool):
+        trampoline = spawner.path()
+        stdin_r, self.stdin = os.pipe()
+        self.stdout, stdout_w = os.pipe()
+        self.stderr, stderr_w = os.pipe()
+        self.report, report_w = os.pipe()
+        options = ["-r", "3", "-t", str(max(1, round(timeout * 1000)))]
+        options += [option for procs in cgroups for option in ("-c", procs)]
+        options += ["-a"] if aslr_kept() else []
+        inherited = {name: value for name, value in os.environ.items() if name not in WITHHELD}
+        environment = {**inherited, **FIXED_SEEDS, orphans.VARIABLE: orphans.mark()}
+        self.start = time.monotonic_ns()
         try:
-            written = os.write(fd, self.pending)
-        except BrokenPipeError:  # the child did not read its request: its answer says why
-            written = len(self.pending)
-        self.pending = self.pending[written:]
-        if not self.pending:
-            self._forget(fd)
+            self.pid = os.posix_spawn(
+                trampoline,
+                [trampoline, *options, *argv],
+                environment,
+                setpgroup=0,
+                file_actions=[
+                    (os.POSIX_SPAWN_DUP2, stdin_r, 0),
+                    (os.POSIX_SPAWN_DUP2, stdout_w, 1),
+                    (os.POSIX_SPAWN_DUP2, stderr_w, 2),
+                    (os.POSIX_SPAWN_DUP2, report_w, 3),
+                ],
+            )
+        except BaseException:
+            for fd in (self.stdin, self.stdout, self.stderr, self.report):
+                os.close(fd)
+            raise
+        finally:
+            for fd in (stdin_r, stdout_w, stderr_w, report_w):
+                os.close(fd)
+        self.pidfd = os.pidfd_open(self.pid)
+        os.set_blocking(self.stdin, False)
+        self.pending = bytearray(payload)
+        self.keep_stdin = keep_stdin  # more to write later: close stdin only when told
+        self.limits = {self.stdout: STDOUT_LIMIT, self.stderr: STDERR_LIMIT}
+        self.output = {self.stdout: bytearray(), self.stderr: bytearray()}
+        self.sizes = {self.stdout: 0, self.stderr: 0}
+        self.exited_ns: int | None = None
+        self.reaped = None
 
-    def _forget(self, fd: int) -> None:
-        self.selector.unregister(fd)
-        os.close(fd)
+    def exit(self, stopped: bool) -> Exit:
+        """What the trampoline reported, once the child is reaped."""
+        with os.fdopen(self.report, "rb") as report:
+            fields = report.read().split()
+        if len(fields) == 8:
+            status, user_us, sys_us, maxrss_kb, voluntary, involuntary, timed_out, strays = map(int, fields)
+        else:  # the spawner itself was killed: no figures
+            status, timed_out = self.reaped[1], stopped
+            user_us = sys_us = maxrss_kb = voluntary = involuntary = strays = None
+        return Exit(
+            wall_ns=(self.exited_ns or time.monotonic_ns()) - self.start,
+            user_ns=None if user_us is None else user_us * 1000,
+            sys_ns=None if sys_us is None else sys_us * 1000,
+            maxrss_kb=maxrss_kb,
+            voluntary_switches=voluntary,
+            involuntary_switches=involuntary,
+            exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+            signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+            timed_out=bool(timed_out or stopped),
+            stdout=bytes(self.output[self.stdout]),
+            stdout_size=self.sizes[self.stdout],
+            stderr=self.output[self.stderr].decode(errors="replace"),
+            strays=strays,
+        )
 
-    def _kill_group(self) -> None:
+    def kill_group(self) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signal.SIGKILL)
 
-    def close(self) -> None:
-        if self.reaped is None:
-            self._stop()
-            self.reaped = os.wait4(self.pid, 0)
-        for key in list(self.selector.get_map().values()):
-            self._forget(key.fd)
-        self.selector.close()
-
-    def _stop(self) -> None:
+    def stop(self, alive: bool) -> None:
         """Ask the spawner to kill the trial and what it started; kill it if it cannot."""
-        if self.pidfd in self.selector.get_map():
+        if alive:
             os.kill(self.pid, signal.SIGTERM)
             if not select.select([self.pidfd], [], [], STOP_GRACE_S)[0]:
-                self._kill_group()
+                self.kill_group()
+
+
+class _Watch:
+    """Feeds each process its input and collects its output until every
+    spawner has exited and every pipe is closed, sleeping in epoll between
+    events. The trial's stdout lines that the process beside it takes are
+    relayed to it as they come; the first starts it."""
+
+    def __init__(self, timeout: float, cgroups: dict[str, list[str]], beside: Beside | None, scratch: str):
+        self.timeout = timeout
+        self.cgroups = cgroups
+        self.beside = beside
+        self.scratch = scratch
+        self.processes: dict[str, _Process] = {}
+        self.roles: dict[int, tuple[str, str]] = {}  # fd: (role, which pipe)
+        self.selector = selectors.DefaultSelector()
+        self.line = bytearray()  # the trial's stdout line being written
+        self.overlong = False  # that line is too long to be relayed
+        self.stopped = set()
+
+    def run(self, argv: list[str], payload: bytes) -> dict[str, Exit]:
+        start = time.monotonic_ns()
+        self.deadline_ns = start + int(self.timeout * 1e9)
+        try:
+            self._start("trial", argv, payload, self.timeout, keep_stdin=False)
+            self._until_done(self.deadline_ns + BACKSTOP_NS)
+        finally:
+            self._close()  # on Ctrl-C too: each spawner cleans up, then is reaped
+        return {role: process.exit(role in self.stopped) for role, process in self.processes.items()}
+
+    def _start(self, role: str, argv: list[str], payload: bytes, timeout: float, keep_stdin: bool) -> None:
+        process = _Process(argv, payload, timeout, self.cgroups.get(role, []), keep_stdin)
+        self.processes[role] = process
+        for fd, which in ((process.stdout, "stdout"), (process.stderr, "stderr"), (process.pidfd, "pidfd")):
+            self.roles[fd] = (role, which)
+            self.selector.register(fd, selectors.EVENT_READ)
+        self.roles[process.stdin] = (role, "stdin")
+        if payload:  # else it is registered once a line is relayed to it
+            self.selector.register(process.stdin, selectors.EVENT_WRITE)
+
+    def _until_done(self, backstop_ns: int) -> None:
+        limit_ns = backstop_ns
+        while self.selector.get_map():
+            now = time.monotonic_ns()
+            if limit_ns is not None and now >= limit_ns:
+                if all(p.exited_ns is not None for p in self.processes.values()):
+                    break  # something that escaped every kill still holds a pipe
+                self._kill_all()  # then wait for the pidfds, however long it takes
+                limit_ns = None
+            wait = None if limit_ns is None else (limit_ns - now) / 1e9
+            for key, _ in self.selector.select(wait):
+                if key.fd in self.roles:
+                    self._event(*self.roles[key.fd], key.fd)
+            if all(p.exited_ns is not None for p in self.processes.values()) and limit_ns is not None:
+                limit_ns = min(limit_ns, max(p.exited_ns for p in self.processes.values()) + DRAIN_GRACE_NS)
+
+    def _event(self, role: str, which: str, fd: int) -> None:
+        process = self.processes[role]
+        if which == "pidfd":
+            process.exited_ns = time.monotonic_ns()
+            self._forget(fd)
+            self._exited(role)
+        elif which == "stdin":
+            self._write(process)
+        else:
+            chunk = self._read(process, fd)
+            if role == "trial" and which == "stdout" and self.beside:
+                self._relay(chunk)
+
+    def _exited(self, role: str) -> None:
+        """The trial gone, its companion's input ends; the companion gone
+        first, it failed, and the trial is stopped."""
+        other = self.processes.get("beside" if role == "trial" else "trial")
+        if other is None or other.exited_ns is not None:
+            return
+        if role == "trial":
+            other.keep_stdin = False
+            if not other.pending:
+                self._close_stdin(other)
+        else:
+            self.stopped.add("trial")
+            other.stop(alive=True)
+
+    def _relay(self, chunk: bytes) -> None:
+        """Hands the process beside each complete line it takes. Only a line
+        as short as a relayed one can be is looked at: of a longer one, the
+        harness keeps nothing until its end."""
+        *complete, rest = (self.line + chunk).split(b"\n")
+        for index, line in enumerate(complete):
+            if not (index == 0 and self.overlong) and len(line) <= RELAYED_LINE_LIMIT:
+                self._relay_line(line.decode(errors="replace"))
+        self.overlong = (self.overlong and not complete) or len(rest) > RELAYED_LINE_LIMIT
+        self.line = bytearray() if self.overlong else rest
+
+    def _relay_line(self, line: str) -> None:
+        text = self.beside.relay(line, self.scratch)
+        if text is None:
+            return
+        process = self.processes.get("beside")
+        if process is None:
+            remaining = (self.deadline_ns - time.monotonic_ns()) / 1e9
+            self._start("beside", self.beside.argv, b"", max(remaining, 0.01), keep_stdin=True)
+            process = self.processes["beside"]
+        if process.stdin in self.roles:
+            if not process.pending:
+                self.selector.register(process.stdin, selectors.EVENT_WRITE)
+            process.pending += text.encode() + b"\n"
+
+    def _read(self, process: _Process, fd: int) -> bytes:
+        chunk = os.read(fd, READ_CHUNK)
+        if not chunk:
+            self._forget(fd)
+            return chunk
+        process.sizes[fd] += len(chunk)
+        buffer = process.output[fd]
+        buffer += chunk
+        del buffer[: -process.limits[fd]]
+        return chunk
+
+    def _write(self, process: _Process) -> None:
+        try:
+            written = os.write(process.stdin, process.pending)
+        except BrokenPipeError:  # the child did not read its input: its answer says why
+            written = len(process.pending)
+        del process.pending[:written]
+        if not process.pending:
+            if process.keep_stdin:
+                self.selector.unregister(process.stdin)
+            else:
+                self._close_stdin(process)
+
+    def _close_stdin(self, process: _Process) -> None:
+        if process.stdin in self.roles:
+            if process.stdin in self.selector.get_map():
+                self.selector.unregister(process.stdin)
+            del self.roles[process.stdin]
+            os.close(process.stdin)
+
+    def _forget(self, fd: int) -> None:
+        self.selector.unregister(fd)
+        del self.roles[fd]
+        os.close(fd)
+
+    def _kill_all(self) -> None:
+        for role, process in self.processes.items():
+            if process.exited_ns is None:
+                self.stopped.add(role)
+                process.kill_group()
+
+    def _close(self) -> None:
+        for process in self.processes.values():
+            if process.reaped is None:
+                process.stop(alive=process.exited_ns is None)
+                process.reaped = os.wait4(process.pid, 0)
+            self._close_stdin(process)
+        for fd in list(self.roles):
+            if fd in self.selector.get_map():
+                self.selector.unregister(fd)
+            os.close(fd)
+        self.roles.clear()
+        self.selector.close()

@@ -6,6 +6,7 @@ and one line saying what went wrong."""
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from . import served
 from .protocol import AnsweredSample, Refusal, Response, one_line
 from .status import Status
 from .trial import Exit
@@ -28,6 +29,7 @@ class Expectations:
     fixed_units: int | None = None  # the mechanism always runs on exactly this many
     evidence: Callable[[int | None], dict[str, int]] = field(default=lambda ops: {})
     steady: Steady | None = None  # warm up until steady (warmup.py); None: exactly `warmup` runs
+    load: dict[str, int] | None = None  # a served workload's load on each run (served.py)
 
     def known_result(self, ops: int | None) -> dict[str, int]:
         """The result expected of a run that counted ops; {} for ops the spec has none for."""
@@ -65,6 +67,10 @@ def _strays(exit: Exit, separator: str) -> str:
 
 
 def _classify(exit: Exit, answer: Response | Refusal | str, expect: Expectations) -> tuple[Status, str]:
+    # A generator that failed stopped the server waiting for its load: its
+    # reason is the trial's.
+    if expect.load is not None and (failed := served.failure(exit.beside)):
+        return Status.INVALID, failed
     if exit.timed_out:
         return Status.TIMEOUT, "killed at its time limit"
     if exit.signal is not None:
@@ -88,6 +94,8 @@ def _classify(exit: Exit, answer: Response | Refusal | str, expect: Expectations
         mismatch = _mismatch(sample, expect)
         if mismatch:
             return Status.INVALID, f"run {index + 1}: {mismatch}"
+    if expect.load is not None and (unserved := served.check(exit.beside, len(answer.runs), expect.load)):
+        return Status.INVALID, unserved
     return Status.OK, ""
 
 

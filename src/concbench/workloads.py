@@ -90,6 +90,17 @@ class Evidence(Strict):
     mark: str  # the word for a cell where almost none did: "uncontended"
 
 
+class Load(Strict):
+    """The load concbench's generator (loadgen/) puts on a served workload's
+    trial in each run: each figure an expression over the parameters, as
+    [expect]'s are (docs/protocol.md, "Servers under load")."""
+
+    connections: str  # opened at once, all kept to the run's end
+    size: str  # bytes of each request, echoed back whole
+    rate: str  # requests a second, over all the connections
+    requests: str  # in each run
+
+
 class Workload(Strict):
     id: str
     title: str
@@ -113,9 +124,8 @@ class Workload(Strict):
     # timed run and no warm-up, so that the peak is that run's own.
     one_run_per_process: bool = False
     # A served workload's trial is a server: before each run it says where it
-    # listens, and concbench's load generator of this name (loadgen/) drives
-    # it beside the trial (docs/protocol.md, "Servers under load").
-    load: Literal["echo"] | None = None
+    # listens, and concbench's load generator drives it from beside the trial.
+    load: Load | None = None
     # The units the work starts (an expression): a run that reports fewer is
     # INVALID, unless its mechanism's manifest fixes its units (none: 0).
     units: str | None = None
@@ -134,6 +144,8 @@ class Workload(Strict):
                     raise ValueError(f"a rate workload has the {kind} parameter {name!r}")
             if not self.rate_format:
                 raise ValueError("a rate workload has a rate_format")
+        if self.load and self.kind != "fixed":
+            raise ValueError("a served workload is fixed: each run serves the load once")
         countable = {name for name, p in self.params.items() if p.type == "int"}
         if self.delay is not None and self.delay not in countable:
             raise ValueError(f"delay: {self.delay!r} is not an integer parameter")
@@ -165,6 +177,8 @@ class Workload(Strict):
         yield from ((f"evidence.{name}.of", e.of) for name, e in self.evidence.items())
         if self.units:
             yield "units", self.units
+        if self.load:
+            yield from ((f"load.{name}", source) for name, source in self.load.model_dump().items())
 
     def validate_params(self, params: Params) -> Params:
         """The parameters, each as its type; ValueError if one is missing, unknown or out of bounds."""
@@ -199,6 +213,11 @@ class Workload(Strict):
         """The units the work starts, if the spec says."""
         return self._evaluate(self.units, params, ops) if self.units else None
 
+    def load_of(self, params: Params) -> dict[str, int]:
+        """The figures of the load on a served workload's run (Load)."""
+        load = self.load.model_dump() if self.load else {}
+        return {name: self._evaluate(source, params, None) for name, source in load.items()}
+
     def evidence_of(self, params: Params, ops: int | None = None) -> dict[str, int]:
         """Per evidence, the events it is a share of."""
         return {name: self._evaluate(e.of, params, ops) for name, e in self.evidence.items()}
@@ -230,6 +249,7 @@ class Workload(Strict):
             least_units=functools.partial(self.least_units, params),
             fixed_units=fixed_units,
             evidence=functools.partial(self.evidence_of, params),
+            load=self.load_of(params) if self.load else None,
         )
 
 

@@ -1,7 +1,7 @@
-/* concbench-loadgen --connections C --size S --rate R --requests N --runs K
+/* concbench-loadgen --connections C --size S --rate R --requests N
  *
  * concbench's load generator for served workloads (echo): one process beside
- * the trial, its client. For each of K runs it reads an address from stdin
+ * the trial, its client. For each address it reads from stdin, one a run
  * (tcp:127.0.0.1:PORT or unix:/path), opens C connections to it, sends N
  * requests of S bytes at R requests per second over them all, checks every
  * echoed byte, closes the connections and writes one JSON line to stdout:
@@ -260,7 +260,7 @@ struct address {
 };
 
 struct options {
-    long long connections, size, rate, requests, runs;
+    long long connections, size, rate, requests;
 };
 
 struct generator {
@@ -603,14 +603,14 @@ static struct options parse_options(int argc, char **argv)
         const char *name;
         long long *value;
     } known[] = {{"--connections", &o.connections}, {"--size", &o.size},  {"--rate", &o.rate},
-                 {"--requests", &o.requests},       {"--runs", &o.runs}};
+                 {"--requests", &o.requests}};
     size_t count = sizeof known / sizeof *known;
     for (int i = 1; i < argc; i += 2) {
         size_t k = 0;
         while (k < count && strcmp(argv[i], known[k].name) != 0)
             k++;
         if (k == count)
-            usage_error("unknown argument '%s' (--connections --size --rate --requests --runs)", argv[i]);
+            usage_error("unknown argument '%s' (--connections --size --rate --requests)", argv[i]);
         *known[k].value = positive(argv[i], argv[i + 1]);
     }
     for (size_t k = 0; k < count; k++)
@@ -647,10 +647,9 @@ int main(int argc, char **argv)
 
     char *line = NULL;
     size_t capacity = 0;
-    for (long long number = 1; number <= g.options.runs; number++) {
-        ssize_t length = getline(&line, &capacity, stdin);
-        if (length <= 0)
-            fail("stdin ended after %lld of %lld addresses", number - 1, g.options.runs);
+    /* The harness closes stdin when the trial exits: as many runs as it
+     * announced, which a steady warm-up decides as it goes. */
+    for (long long number = 1; getline(&line, &capacity, stdin) > 0; number++) {
         line[strcspn(line, "\r\n")] = 0;
         parse_address(&g.target, line);
         struct run run = run_load(&g);

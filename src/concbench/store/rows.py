@@ -95,8 +95,11 @@ def _stored(value):
 
 
 def _read(field: dataclasses.Field, value):
-    """A column's value as its field holds it, by the field's type."""
-    kind = typing.get_origin(field.type) or field.type
+    """A column's value as its field holds it, by the field's type (NULL: None)."""
+    if value is None:
+        return value
+    kind = next((t for t in typing.get_args(field.type) if t is not type(None)), field.type)
+    kind = typing.get_origin(kind) or kind
     if kind is dict:
         return json.loads(value)
     if kind in (bool, Status):

@@ -9,7 +9,7 @@ import sqlite3
 
 from ..errors import UserError
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 # The tables as this concbench writes them, whole: what a new database is
 # made of, and what the migrations below turn every older one into (tests/test_schema.py).
@@ -49,6 +49,7 @@ CREATE TABLE samples (
     peak_live INTEGER,              -- most units alive at once
     evidence TEXT NOT NULL DEFAULT '{}',  -- JSON: the spec's [evidence] counts
     repeat INTEGER NOT NULL DEFAULT 1,    -- repetitions of the work its figures are the mean of
+    latency TEXT,                   -- JSON: a served workload's load and the latency it met; else NULL
     PRIMARY KEY (trial_id, idx)
 );
 CREATE TABLE skipped (
@@ -191,6 +192,7 @@ MIGRATIONS = {
               PRIMARY KEY (run_id, at)
           );
           """,  # the machine's speed during a run
+    8: "ALTER TABLE samples ADD COLUMN latency TEXT;",  # servers under load
 }
 
 

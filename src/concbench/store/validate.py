@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 import pydantic
 
-from .. import protocol, verify
+from .. import protocol, served, verify
 from ..calibration import MOST_RUNS
 from ..protocol import Count, Integer, Label, Text
 from ..records import CellKey
@@ -163,6 +163,7 @@ class SampleRow(_Strict):
     peak_live: Count | None  # None: stored before it was counted
     evidence: Annotated[dict[Text, Count | None], Answer]
     repeat: Repeat
+    latency: Annotated[dict[Text, Any], Setting] | None = None  # served workloads only: what the generator measured
 
 
 class SkippedRow(_Strict):
@@ -304,6 +305,7 @@ def _verdict(trial: TrialRow, samples: list[SampleRow], workload: Workload, para
         stdout_size=0,
         stderr=trial.stderr,
         strays=trial.strays,
+        beside=served.stored([sample.latency for sample in samples], expect.load) if expect.load else None,
     )
     try:
         answer = protocol.Response(ok=True, runtime=trial.runtime_info, runs=runs, tree_rss_kb=trial.tree_rss_kb)
