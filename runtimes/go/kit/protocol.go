@@ -38,11 +38,15 @@ type refusal struct{ error }
 // Refuse is a mechanism's refusal of parameters it cannot take.
 func Refuse(format string, args ...any) error { return refusal{fmt.Errorf(format, args...)} }
 
+// answers is the protocol's stdout: the answer, and before it the address a
+// server listens on (Run.Listening). Main sends anything else printed to
+// stderr.
+var answers = os.Stdout
+
 // Main serves one trial: the request on stdin, the answer as the last line
 // of stdout (docs/protocol.md). Arguments, the runtime's options:
 // -gomaxprocs=N and the test hook --slowdown=PCT.
 func Main() {
-	out := os.Stdout
 	os.Stdout = os.Stderr // anything else printed goes to stderr
 	code := 0
 	reply, err := serve()
@@ -59,7 +63,7 @@ func Main() {
 		reply.Runs = []map[string]any{}
 	}
 	line, _ := json.Marshal(reply)
-	fmt.Fprintln(out, string(line))
+	fmt.Fprintln(answers, string(line))
 	os.Exit(code)
 }
 

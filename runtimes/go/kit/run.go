@@ -27,6 +27,9 @@
 // clock once a batch; the mechanism then, still timed, awaits what is
 // outstanding and returns, and the kit stops the clocks.
 //
+// Servers (workloads/echo.toml): the mechanism opens its listener before the
+// clocks and says where with Listening, then serves in its Timed work.
+//
 // Evidence: each unit counts its events (a TryLock that failed, a push that
 // found the channel full) in a variable of its own; the mechanism sums them
 // after it has awaited its units and reports the sum.
@@ -117,6 +120,16 @@ func (r *Run) Choice(name string) string {
 		panic(fmt.Errorf("parameter %q is not a string: %v", name, r.params[name]))
 	}
 	return value
+}
+
+// Listening says that the run's server listens on address ("tcp:HOST:PORT"
+// or "unix:PATH"): a line on the protocol's stdout, before the answer, which
+// the harness reads as it comes and hands to its load generator. An
+// unbuffered write: the line leaves at once.
+func (r *Run) Listening(address string) error {
+	line, _ := json.Marshal(map[string]string{"listening": address})
+	_, err := fmt.Fprintln(answers, string(line))
+	return err
 }
 
 // Rate starts the clocks and runs batch, one batch of operations, until the

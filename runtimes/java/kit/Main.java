@@ -20,10 +20,12 @@ import java.util.stream.Collectors;
  * the last line of stdout; anything else printed goes to stderr.
  */
 public final class Main {
+  /** The protocol's stdout: the answer, and a server's address before it (Run.listening). */
+  static final PrintStream ANSWERS = System.out;
+
   private Main() {}
 
   public static void main(String[] args) {
-    PrintStream answerOut = System.out;
     System.setOut(System.err);
     Map<String, Object> answer;
     int code = 0;
@@ -37,8 +39,8 @@ public final class Main {
       code = 1;
     }
     answer.put("runtime", runtime());
-    answerOut.println(Json.write(answer));
-    answerOut.flush();
+    ANSWERS.println(Json.write(answer));
+    ANSWERS.flush();
     // Exit now: a unit a mechanism failed to await must not keep the JVM up.
     System.exit(code);
   }

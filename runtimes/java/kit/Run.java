@@ -24,6 +24,9 @@ import java.util.TreeMap;
  * a JVM's collector is chosen at its launch, and none of the JDK's can be turned off while it runs
  * (the runtime's flags name the collector).
  *
+ * <p>Servers (workloads/echo.toml): the mechanism opens its listener before the clocks and says
+ * where with {@link #listening}, then serves in its {@link #timed} work.
+ *
  * <p>Evidence: each unit counts its events (a tryLock that failed, an offer that found the queue
  * full) in a variable of its own; the mechanism sums them after it has awaited its units.
  */
@@ -99,6 +102,16 @@ public final class Run {
   /** Reports one of the counts the spec declares under [evidence]. */
   public void evidence(String name, long count) {
     evidence.put(name, count);
+  }
+
+  /**
+   * Says that the run's server listens on {@code address} ("tcp:HOST:PORT" or "unix:PATH"): a line
+   * on the protocol's stdout, before the answer, which the harness reads as it comes and hands to
+   * its load generator; flushed at once.
+   */
+  public void listening(String address) {
+    Main.ANSWERS.println(Json.write(Map.of("listening", address)));
+    Main.ANSWERS.flush();
   }
 
   /** Runs the run's work, the only part the kit then times. */
