@@ -191,5 +191,10 @@ char *block_new(struct run *run, size_t size);  /* `size` bytes of 'x' */
  * unit_started()/unit_finished(). */
 int thread_start(struct run *run, pthread_t *tid, void *(*fn)(void *), void *arg);
 int thread_join(struct run *run, pthread_t tid);
+/* A server's announcement, made as the last untimed step before the clocks:
+ * one line {"listening": "tcp:127.0.0.1:PORT"} or {"listening":
+ * "unix:PATH"} on stdout for the bound socket `fd`, flushed at once, so that
+ * the harness hands the address to the load generator while the run goes on. */
+int listener_announce(struct run *run, int fd);
 
 #endif

@@ -2,12 +2,16 @@
  * evidence and failures of a run, and the helpers the workloads share. */
 #include "kit.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /* The parameter's JSON value; NULL, with the failure recorded, if it is missing. */
@@ -183,4 +187,33 @@ int thread_join(struct run *run, pthread_t tid)
 {
     int rc = pthread_join(tid, NULL);
     return rc ? run_syserr(run, "pthread_join", rc) : 0;
+}
+
+int listener_announce(struct run *run, int fd)
+{
+    struct sockaddr_storage addr;
+    socklen_t len = sizeof addr;
+    if (getsockname(fd, (struct sockaddr *)&addr, &len) < 0)
+        return run_syserr(run, "getsockname", errno);
+    char address[sizeof addr + 16];   /* "unix:" and a path, or "tcp:" and host:port */
+    if (addr.ss_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)&addr;
+        char host[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+        snprintf(address, sizeof address, "tcp:%s:%u", host, ntohs(in->sin_port));
+    } else if (addr.ss_family == AF_UNIX) {
+        snprintf(address, sizeof address, "unix:%s", ((const struct sockaddr_un *)&addr)->sun_path);
+    } else {
+        return run_fail(run, "listener_announce: a socket neither TCP/IPv4 nor Unix");
+    }
+    json_t *line = json_pack("{s:s}", "listening", address);
+    char *text = line ? json_dumps(line, JSON_COMPACT) : NULL;
+    json_decref(line);
+    if (!text)
+        return run_fail(run, "listener_announce: out of memory");
+    printf("%s\n", text);
+    free(text);
+    if (fflush(stdout) != 0)
+        return run_syserr(run, "fflush (stdout)", errno);
+    return 0;
 }
