@@ -6,6 +6,7 @@ checks the tables against the records)."""
 
 import dataclasses
 import json
+import types
 import typing
 from datetime import UTC, datetime
 
@@ -98,7 +99,9 @@ def _read(field: dataclasses.Field, value):
     """A column's value as its field holds it, by the field's type (NULL: None)."""
     if value is None:
         return value
-    kind = next((t for t in typing.get_args(field.type) if t is not type(None)), field.type)
+    kind = field.type
+    if isinstance(kind, types.UnionType):  # X | None, its value not NULL: an X
+        kind = next(t for t in typing.get_args(kind) if t is not type(None))
     kind = typing.get_origin(kind) or kind
     if kind is dict:
         return json.loads(value)
