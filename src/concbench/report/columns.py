@@ -13,6 +13,7 @@ terminal's fixed-width line."""
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from . import latency
 from .aggregate import CellResult, Table
 from .figures import (
     cv_text,
@@ -68,6 +69,7 @@ def seed_columns(table: Table) -> list[Column]:
         _units(table),
         _live(table),
         *_evidence(table),
+        *_latency(table),
     ]
 
 
@@ -109,6 +111,7 @@ def page_columns(table: Table) -> list[Column]:
         _units(table),
         _live(table),
         *_evidence(table),
+        *_latency(table),
         Column(
             "switches",
             _switches,
@@ -202,6 +205,25 @@ def _evidence(table: Table) -> list[Column]:
         )
         for name in table.evidence_names
     ]
+
+
+def _latency(table: Table) -> list[Column]:
+    """A served workload's rate and latencies (latency.py); none for any other."""
+    if not (table.spec and table.spec.load):
+        return []
+    rate = Column(
+        "rate",
+        latency.rate_text,
+        "requests a second the server sustained, the median run's; "
+        f"! below {latency.SUSTAINED:.0%} of the rate asked: it fell behind",
+        mark=lambda c: "!" if latency.behind(c) else "",
+        fixed=Fixed(9),
+    )
+    percentiles = [
+        Column(header, lambda c, key=key: latency.latency_text(c, key), f"latency at {header}, the median run's")
+        for header, key in latency.PERCENTILES
+    ]
+    return [rate, *percentiles]
 
 
 def _switches(cell: CellResult) -> str | None:
