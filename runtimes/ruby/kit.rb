@@ -1,6 +1,7 @@
 # The Ruby kit: one trial per process, as docs/protocol.md says. It reads the
 # request on stdin, runs Workloads::<Id>.<mechanism>(**params) warmup + runs
-# times and prints the response as the only line of stdout.
+# times and prints the response as the last line of stdout, its only one
+# but where a server's workload first says where it listens (Kit.listening).
 #
 # The workload API
 # ================
@@ -71,6 +72,10 @@
 # spec declares under [evidence]; nil where the mechanism cannot observe the
 # count (say why there). Each unit counts its events in a variable of its
 # own; the mechanism sums them after it has awaited the units.
+#
+# Servers (echo). The mechanism opens its listener before it hands the kit
+# its work, says where with Kit.listening(address), and counts the
+# connections it holds on a Kit.counter, as Kit.units counts units.
 #
 # A mechanism's library (LIBRARIES) is loaded before the workload's file and
 # the first run, and only for that mechanism's trials (loading celluloid sets
@@ -322,6 +327,21 @@ module Kit
       scheduler ? Concbench.const_get(scheduler).sync(&block) : Sync(&block)
     end
 
+    # A count of what a workload keeps alive at once besides its units (echo's
+    # connections held), on the run's kind of counter: start, finish and
+    # count ([started, peak]), or spans, as on Kit.units.
+    def counter = GVL ? Units.new : AtomicUnits.new
+
+    # Says where the run's server listens, before its timed region (a
+    # server's workload: echo): a line of its own on stdout, flushed at once,
+    # which the harness reads as it comes and hands to the load generator;
+    # the answer stays the last line.
+    def listening(address)
+      @response_out.puts(JSON.generate(listening: address))
+      @response_out.flush
+      nil
+    end
+
     # Reports the run's evidence (see the header).
     def evidence(**counts)
       @evidence.merge!(counts)
@@ -379,7 +399,7 @@ module Kit
     # argument, so that another Ruby (runtimes/jruby) runs this kit with its own.
     def main(manifest)
       @mechanisms = File.read(manifest).scan(/^\[mechanisms\.(\w+)\]$/).flatten.freeze
-      response_out = STDOUT.dup
+      @response_out = STDOUT.dup
       STDOUT.reopen(STDERR) # anything else written to stdout, by us or a child, goes to stderr
       code = 0
       response = begin
@@ -391,8 +411,8 @@ module Kit
         code = 1
         { ok: false, error: "#{e.class}: #{e.message}".gsub(/\s+/, " ") }
       end
-      response_out.puts(JSON.generate(response))
-      response_out.flush
+      @response_out.puts(JSON.generate(response))
+      @response_out.flush
       exit(code)
     end
 
@@ -485,7 +505,7 @@ module Kit
     end
 
     def begin_run
-      @units = GVL ? Units.new : AtomicUnits.new
+      @units = counter
       @evidence = {}
     end
 
