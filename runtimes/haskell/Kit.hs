@@ -1,4 +1,4 @@
-{-# LANGUAGE BangPatterns, MagicHash, RankNTypes, UnboxedTuples #-}
+{-# LANGUAGE BangPatterns, LambdaCase, MagicHash, OverloadedStrings, RankNTypes, UnboxedTuples #-}
 -- | The concbench Haskell kit: what a workload file sees.
 --
 -- A workload file exports @mechanisms@, its mechanisms by name. A mechanism
@@ -7,9 +7,10 @@
 -- starts at most, how they are counted, and the timed action that does the
 -- whole job once (creates its units, waits for all of them, closes what it
 -- opened) and returns its 'Outcome'. Main times that action warmup + runs
--- times and forces the outcome inside the timed region. No Haskell workload
--- needs an untimed step after the clock of its own; the kit's own one is the
--- census's sweep (below).
+-- times and forces the outcome inside the timed region, unless the action
+-- hands the part it times to 'clocked': a server opens its listener before
+-- that part, says where ('announce') and closes it after, untimed. The
+-- kit's own untimed step after the clock is the census's sweep (below).
 --
 -- Units and peak_live (docs/protocol.md, "Evidence"). Main gives every run a
 -- 'Census' of 'slots' slots (an unboxed array, one slot per unit,
@@ -36,8 +37,9 @@
 -- library's included. It would also count a thread the RTS starts to run
 -- Haskell finalizers after a GC: Main collects before every run, ahead of
 -- its first probe, so that the kit's own garbage (stdin's Handle) is gone
--- before any clock starts, and the workloads hold no object
--- with a finalizer (pipe reads and writes its descriptors without Handles).
+-- before any clock starts, and the workloads counted so hold no object
+-- with a finalizer (pipe reads and writes its descriptors without Handles;
+-- echo's sockets have one, so its async row counts stamps).
 -- Main checks every run against that number: the census never counts more
 -- units than threads were created (else the run fails), and where every
 -- thread should be a stamped unit ('Stamped') a difference is noted on
@@ -52,7 +54,11 @@
 -- in its Outcome's evidence.
 module Kit
   ( -- * Mechanisms and runs
-    Params, int, Mechanism, Run (..), Counting (..), Outcome (..)
+    Params, int, choice, scratch, Mechanism, Run (..), Counting (..), Outcome (..)
+    -- * Clocks
+  , Moment (..), clockStart, clockStop, clocked, clockedSpan
+    -- * Servers
+  , announce
     -- * Units
   , Census, newCensus, clearCensus, sweepCensus, Sweep (..), unit
     -- * Events
@@ -65,19 +71,30 @@ module Kit
 import Control.Concurrent (forkIO)
 import Control.Concurrent.MVar
 import Control.Concurrent.STM
-import Control.DeepSeq (NFData (..))
-import Control.Exception (Exception, SomeException, mask, mask_, throwIO, try)
+import Control.DeepSeq (NFData (..), force)
+import Control.Exception (Exception, SomeException, evaluate, mask, mask_, throwIO, try)
 import Control.Monad (foldM, replicateM, unless, when, (<$!>))
 import Data.Array (listArray, (!))
 import Data.Array.Base (unsafeRead, unsafeWrite)
 import Data.Array.IO (IOUArray, newArray)
-import Data.Aeson (Object, (.:))
+import Data.Aeson (Object, encode, object, (.:), (.=))
 import Data.Aeson.Types (parseMaybe)
+import qualified Data.ByteString.Lazy.Char8 as BL
+import Data.Int (Int64)
+import Data.IORef (IORef, newIORef, readIORef, writeIORef)
+import Data.List (intercalate)
 import Data.String (fromString)
 import Data.Word (Word64)
+import Foreign.C.Error (throwErrnoIfMinus1_)
+import Foreign.C.Types (CInt (..))
+import Foreign.Marshal.Array (allocaArray)
+import Foreign.Ptr (Ptr)
+import Foreign.Storable (peekElemOff)
 import GHC.Clock (getMonotonicTimeNSec)
 import GHC.Exts (Int (I#), MutableByteArray#, RealWorld, fetchAddIntArray#, newByteArray#, writeIntArray#)
 import GHC.IO (IO (IO))
+import Network.Socket (SockAddr (..), Socket, getSocketName, hostAddressToTuple)
+import System.IO (hFlush, stdout)
 
 -- | The request's "params" object.
 type Params = Object
@@ -86,6 +103,16 @@ type Params = Object
 int :: Params -> String -> IO Int
 int params name = maybe (throwIO (KitError ("parameter " ++ name ++ " is missing or not an integer"))) pure
   (parseMaybe (.: fromString name) params)
+
+-- | A choice parameter (a string).
+choice :: Params -> String -> IO String
+choice params name = maybe (throwIO (KitError ("parameter " ++ name ++ " is missing or not a string"))) pure
+  (parseMaybe (.: fromString name) params)
+
+-- | The trial's scratch directory (the request's, which Main adds to the
+-- params), where a workload makes its files and sockets.
+scratch :: Params -> IO FilePath
+scratch params = choice params "scratch"
 
 -- | Prepares (untimed) and returns the run.
 type Mechanism = Params -> IO Run
@@ -96,8 +123,8 @@ data Run = Run
     -- ^ the most units one run stamps: the census's size
   , counting :: !Counting
   , timed :: Census -> IO Outcome
-    -- ^ the whole job once, timed; its units are forked with 'fork' or
-    -- run under 'unit' in this census
+    -- ^ the whole job once, timed (or only the part it hands 'clocked');
+    -- its units are forked with 'fork' or run under 'unit' in this census
   }
 
 -- | How a run's units are counted.
@@ -132,24 +159,27 @@ instance Exception KitError
 
 -- | A run's units: slot i's start stamp at i, its end stamp at n + i (0 =
 -- not yet; a start of 1: forked, not yet awaited), and the next slot
--- 'fork' gives.
+-- 'fork' gives; and the span 'clocked' timed, if the run gave it one.
 data Census = Census
   { censusSlots :: !Int
   , stamps :: !(IOUArray Int Word64)
   , nextSlot :: !Counter
+  , timedSpan :: !(IORef (Maybe (Moment, Moment)))
   }
 
 -- | Preallocates a census of n slots (16 bytes each), Main does, untimed.
 newCensus :: Int -> IO Census
-newCensus n = Census n <$> newArray (0, 2 * max 1 n - 1) 0 <*> newCounter
+newCensus n = Census n <$> newArray (0, 2 * max 1 n - 1) 0 <*> newCounter <*> newIORef Nothing
 
--- | Before a run, untimed: no slot stamped, 'fork' starts again at slot 0.
+-- | Before a run, untimed: no slot stamped, 'fork' starts again at slot 0,
+-- no span clocked.
 clearCensus :: Census -> IO ()
 clearCensus c = do
   let loop :: Int -> IO ()
       loop i = when (i < 2 * censusSlots c) (unsafeWrite (stamps c) i 0 >> loop (i + 1))
   loop 0
   resetCounter (nextSlot c)
+  writeIORef (timedSpan c) Nothing
 
 -- | COUNTING COST. Per unit, two reads of the monotonic clock (vDSO, 27 ns
 -- each here) and two stores; for 'fork', an uncontended atomic add and one
@@ -316,6 +346,66 @@ resetCounter (Counter a) = IO $ \s -> case writeIntArray# a 0# 0# s of s' -> (# 
 -- | Adds one; returns the value before.
 takeNext :: Counter -> IO Int
 takeNext (Counter a) = IO $ \s -> case fetchAddIntArray# a 0# 1# s of (# s', n #) -> (# s', I# n #)
+
+-- * Clocks
+
+-- | The clocks at one moment, in nanoseconds: the monotonic wall clock, and
+-- the user and system CPU time of the whole process.
+data Moment = Moment { wallNs :: !Word64, userNs, sysNs :: !Int64 }
+
+-- | Reads the clocks as a span starts: the CPU time, then the wall clock,
+-- innermost.
+clockStart :: IO Moment
+clockStart = do
+  (user, system) <- cpuTime
+  wall <- getMonotonicTimeNSec
+  pure (Moment wall user system)
+
+-- | Reads the clocks as a span ends: the wall clock, innermost, then the CPU time.
+clockStop :: IO Moment
+clockStop = do
+  wall <- getMonotonicTimeNSec
+  (user, system) <- cpuTime
+  pure (Moment wall user system)
+
+-- | Times the part of a run that is its work, its value forced inside: Main
+-- reports this span, not its own around the whole run.
+clocked :: NFData a => Census -> IO a -> IO a
+clocked c work = do
+  start <- clockStart
+  value <- work >>= evaluate . force
+  stop <- clockStop
+  writeIORef (timedSpan c) (Just (start, stop))
+  pure value
+
+-- | The span the run timed with 'clocked', if it did.
+clockedSpan :: Census -> IO (Maybe (Moment, Moment))
+clockedSpan = readIORef . timedSpan
+
+foreign import ccall unsafe "concbench_cpu_ns" c_cpu_ns :: Ptr Int64 -> IO CInt
+
+-- | User and system CPU time of the whole process so far, in nanoseconds.
+cpuTime :: IO (Int64, Int64)
+cpuTime = allocaArray 2 $ \out -> do
+  throwErrnoIfMinus1_ "getrusage" (c_cpu_ns out)
+  (,) <$> peekElemOff out 0 <*> peekElemOff out 1
+
+-- * Servers
+
+-- | Says where a server's listener listens, before its clock starts: one
+-- line on stdout, flushed at once, {"listening": "tcp:127.0.0.1:PORT"} or
+-- {"listening": "unix:PATH"}, which the harness reads as it comes and hands
+-- to its load generator (the answer is still the last line).
+announce :: Socket -> IO ()
+announce listener = do
+  address <- getSocketName listener >>= \case
+    SockAddrInet port host -> pure ("tcp:" ++ dotted host ++ ":" ++ show port)
+    SockAddrUnix path -> pure ("unix:" ++ path)
+    other -> throwIO (KitError ("a listener on " ++ show other))
+  BL.putStrLn (encode (object ["listening" .= (address :: String)]))
+  hFlush stdout
+  where
+    dotted host = let (a, b, c, d) = hostAddressToTuple host in intercalate "." (map show [a, b, c, d])
 
 -- * Events
 

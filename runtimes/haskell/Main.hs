@@ -12,18 +12,13 @@ import Control.DeepSeq (force)
 import Control.Exception (SomeException, displayException, evaluate, throwIO, try)
 import Control.Monad (forM, when)
 import Data.Aeson
+import qualified Data.Aeson.KeyMap as KeyMap
 import qualified Data.ByteString as BS
 import qualified Data.ByteString.Lazy.Char8 as BL
-import Data.Int (Int64)
 import Data.List (stripPrefix)
+import Data.Maybe (fromMaybe)
 import Data.String (fromString)
 import Data.Version (showVersion)
-import Foreign.C.Error (throwErrnoIfMinus1_)
-import Foreign.C.Types (CInt (..))
-import Foreign.Marshal.Array (allocaArray)
-import Foreign.Ptr (Ptr)
-import Foreign.Storable (peekElemOff)
-import GHC.Clock (getMonotonicTimeNSec)
 import GHC.RTS.Flags (ParFlags (..), getParFlags)
 import System.Mem (performMajorGC)
 import System.Exit (ExitCode (..), exitWith)
@@ -40,10 +35,13 @@ data Request = Request
   , warmup, runs :: Int
   }
 
--- | A floor request has no params.
+-- | A floor request has no params. The trial's scratch directory is added to
+-- the params, where Kit's 'scratch' reads it.
 instance FromJSON Request where
-  parseJSON = withObject "request" $ \o ->
-    Request <$> o .: "workload" <*> o .: "kind" <*> o .: "mechanism" <*> (o .:? "params" .!= mempty)
+  parseJSON = withObject "request" $ \o -> do
+    given <- o .:? "params" .!= mempty
+    withScratch <- maybe given (\dir -> KeyMap.insert "scratch" (String dir) given) <$> o .:? "scratch"
+    Request <$> o .: "workload" <*> o .: "kind" <*> o .: "mechanism" <*> pure withScratch
             <*> o .: "warmup" <*> o .: "runs"
 
 main :: IO ()
@@ -99,7 +97,8 @@ schedulingFlags = do
   pure $ ["-qa" | setAffinity flags] ++ ["-qm" | not (migrate flags)] ++ ["-qg" | not (parGcEnabled flags)]
 
 -- | One run: CPU time and the wall clock right around it (the wall clock
--- innermost); the outcome is forced inside, so no work escapes as a thunk.
+-- innermost), or around the part it timed with 'clocked'; the outcome is
+-- forced inside, so no work escapes as a thunk.
 -- Untimed, around them: the census cleared before and swept after, and the
 -- RTS's thread numbers read before and after (see Kit's header).
 -- Before all that, a major collection, so that no run pays for another's
@@ -112,11 +111,10 @@ measure run census isWarmup = do
   performMajorGC
   clearCensus census
   before <- probeThread
-  (user0, sys0) <- cpuTime
-  wall0 <- getMonotonicTimeNSec
+  start <- clockStart
   Outcome values events <- timed run census >>= evaluate . force
-  wall1 <- getMonotonicTimeNSec
-  (user1, sys1) <- cpuTime
+  stop <- clockStop
+  (from, to) <- fromMaybe (start, stop) <$> clockedSpan census
   after <- probeThread
   Sweep bodies unended peak <- sweepCensus census
   -- The threads the run created: those numbered between the two probes.
@@ -131,9 +129,9 @@ measure run census isWarmup = do
                       ++ show created ++ " threads created (a finalizer thread?)")
   pure $ object $
     [ "warmup" .= isWarmup
-    , "wall_ns" .= (wall1 - wall0)
-    , "user_ns" .= (user1 - user0)
-    , "sys_ns" .= (sys1 - sys0)
+    , "wall_ns" .= (wallNs to - wallNs from)
+    , "user_ns" .= (userNs to - userNs from)
+    , "sys_ns" .= (sysNs to - sysNs from)
     , "units" .= (if counting run == Stamped then bodies else created)
     , "peak_live" .= peak
     , "result" .= object [fromString name .= value | (name, value) <- values]
@@ -149,11 +147,3 @@ probeThread = do
   case stripPrefix "ThreadId " (show probe) of
     Just number | [(n, "")] <- reads number -> pure n
     _ -> throwIO (KitError ("cannot read a thread's number from " ++ show probe))
-
-foreign import ccall unsafe "concbench_cpu_ns" c_cpu_ns :: Ptr Int64 -> IO CInt
-
--- | User and system CPU time of the whole process so far, in nanoseconds.
-cpuTime :: IO (Int64, Int64)
-cpuTime = allocaArray 2 $ \out -> do
-  throwErrnoIfMinus1_ "getrusage" (c_cpu_ns out)
-  (,) <$> peekElemOff out 0 <*> peekElemOff out 1

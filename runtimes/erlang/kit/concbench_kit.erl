@@ -35,7 +35,9 @@
 %%
 %% Evidence: each unit counts its events (a send that found the mailbox
 %% full) itself and hands them back with its value; the mechanism sums them
-%% after it has awaited its units.
+%% after it has awaited its units. What is open at once across units (a
+%% server's connections) is a gauge, counted up and down as the live units
+%% are, with the most it reached.
 %%
 %% CPU time: erlang:statistics(runtime) is the process's CPU time, user and
 %% system, from getrusage (as the other kits read theirs), but summed and in
@@ -48,18 +50,23 @@
 -module(concbench_kit).
 
 -export([main/1, param/2, scratch/1, timed/1, rate/2, stop_clocks/1, spawn_unit/2, await_units/3]).
+-export([new_gauge/0, gauge_up/1, gauge_down/1, gauge_peak/1]).
 
--export_type([run/0, span/0, rate/0]).
+-export_type([run/0, span/0, rate/0, gauge/0]).
 
 -opaque run() :: #{params := map(), units := atomics:atomics_ref(), scratch := binary()}.
 -opaque span() :: {moment(), moment()}.
 -opaque rate() :: {moment(), pos_integer()} | {moment(), pos_integer(), moment()}.
+-opaque gauge() :: atomics:atomics_ref().
 -type moment() :: #{wall := integer(), cpu := integer(), sys := integer()}.
 
 %% The slots of a run's unit counter.
 -define(STARTED, 1).
 -define(LIVE, 2).
 -define(PEAK, 3).
+%% The slots of a gauge.
+-define(NOW, 1).
+-define(MOST, 2).
 %% Linux's USER_HZ, the unit of /proc's CPU times, is 100 on every
 %% architecture's user-space ABI.
 -define(NS_PER_TICK, 10_000_000).
@@ -144,6 +151,20 @@ await_units(Count, Fold, Acc) ->
         {'DOWN', _, process, Pid, Reason} ->
             error({unit_failed, Pid, Reason})
     end.
+
+%% A gauge at 0, which any of the run's processes may move.
+-spec new_gauge() -> gauge().
+new_gauge() -> atomics:new(2, [{signed, true}]).
+
+-spec gauge_up(gauge()) -> ok.
+gauge_up(Gauge) -> raise_peak(Gauge, ?MOST, atomics:add_get(Gauge, ?NOW, 1)).
+
+-spec gauge_down(gauge()) -> ok.
+gauge_down(Gauge) -> atomics:sub(Gauge, ?NOW, 1).
+
+%% The most the gauge held at once.
+-spec gauge_peak(gauge()) -> non_neg_integer().
+gauge_peak(Gauge) -> atomics:get(Gauge, ?MOST).
 
 read_request() ->
     ok = io:setopts(standard_io, [binary]),
@@ -235,14 +256,15 @@ ops(#{}, _Params) -> #{}.
 
 unit_started(Units) ->
     atomics:add(Units, ?STARTED, 1),
-    raise_peak(Units, atomics:add_get(Units, ?LIVE, 1)).
+    raise_peak(Units, ?PEAK, atomics:add_get(Units, ?LIVE, 1)).
 
-%% Every change of live is one step in its order, so the values add_get
-%% returns are every value it took: their maximum is the peak.
-raise_peak(Units, Live) ->
-    Peak = atomics:get(Units, ?PEAK),
-    case Live > Peak andalso atomics:compare_exchange(Units, ?PEAK, Peak, Live) =/= ok of
-        true -> raise_peak(Units, Live);
+%% Every change of a count (live units, a gauge) is one step in its order,
+%% so the values add_get returns are every value it took: their maximum is
+%% the peak, kept in the slot Peak.
+raise_peak(Counter, Peak, Value) ->
+    Most = atomics:get(Counter, Peak),
+    case Value > Most andalso atomics:compare_exchange(Counter, Peak, Most, Value) =/= ok of
+        true -> raise_peak(Counter, Peak, Value);
         false -> ok
     end.
 

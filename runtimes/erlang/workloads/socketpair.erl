@@ -23,8 +23,8 @@ process(Run) ->
     {Bytes, Span} = concbench_kit:timed(fun() ->
         [
             begin
-                hand(Run, Writer, fun(Socket) -> write(Socket, Messages, Block) end),
-                hand(Run, Reader, fun(Socket) -> read(Socket, 0) end)
+                concbench_sockets:hand(Run, Writer, fun(Socket) -> write(Socket, Messages, Block) end),
+                concbench_sockets:hand(Run, Reader, fun(Socket) -> read(Socket, 0) end)
             end
          || {Writer, Reader} <- Pairs
         ],
@@ -40,16 +40,6 @@ pair(Path) ->
     ok = gen_tcp:close(Listener),
     ok = file:delete(Path),
     {Writer, Reader}.
-
-%% Starts a unit that serves Socket once it controls it.
-hand(Run, Socket, Serve) ->
-    {Unit, _} = concbench_kit:spawn_unit(Run, fun() ->
-        receive
-            {socket, Socket} -> Serve(Socket)
-        end
-    end),
-    ok = gen_tcp:controlling_process(Socket, Unit),
-    Unit ! {socket, Socket}.
 
 %% The writer: its blocks, then the end of its stream.
 write(Socket, 0, _Block) ->
