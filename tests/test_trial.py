@@ -281,3 +281,15 @@ def test_an_overlong_line_is_never_relayed_even_when_its_end_looks_like_one():
     code = f"import sys; sys.stdout.write('x' * {trial.RELAYED_LINE_LIMIT * 3} + 'relay:no\\n'); print('relay:yes')"
     done = trial.run([PY, "-c", code], {}, timeout=20, beside=trial.Beside([PY, "-c", ECHO_LINES], _relay_marked))
     assert [line.split(" in ")[0] for line in done.beside.stdout.decode().splitlines()] == ["yes"]
+
+
+@needs_cgroups
+def test_the_cgroups_of_a_trial_and_the_process_beside_it_are_never_taken_for_a_dead_harnesss():
+    code = (
+        "import time; print('relay:x', flush=True); time.sleep(1)\n"
+        "from concbench import limits, orphans\n"
+        "print([d.name for d in limits.stale(orphans.SCRATCH_PREFIX, orphans.is_dead)])"
+    )
+    beside = trial.Beside([PY, "-c", ECHO_LINES], _relay_marked)
+    done = trial.run([PY, "-c", code], {}, timeout=30, caps=CAPS, beside=beside)
+    assert done.stdout.decode().splitlines()[-1] == "[]" and done.beside is not None

@@ -188,7 +188,11 @@ def remove(directory: Path) -> int:
     killed = set()
     deadline = time.monotonic() + 5
     while True:
-        for pid in map(int, (directory / "cgroup.procs").read_text().split()):
+        try:
+            procs = (directory / "cgroup.procs").read_text()
+        except FileNotFoundError:  # removed meanwhile, by its own harness
+            return len(killed)
+        for pid in map(int, procs.split()):
             try:
                 os.kill(pid, signal.SIGKILL)
                 killed.add(pid)

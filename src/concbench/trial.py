@@ -119,7 +119,8 @@ def _run_alone(
         cgroups = {}
         for role, wanted in (("trial", True), ("beside", beside is not None)):
             if caps and wanted:
-                cgroups[role] = limits.TrialCgroup(caps, name if role == "trial" else f"{name}-beside")
+                # The mark stays the name's part before its last dash, as orphans.py reads it.
+                cgroups[role] = limits.TrialCgroup(caps, name if role == "trial" else f"{name}.beside")
                 cleanup.callback(cgroups[role].close)
         scratch = cleanup.enter_context(
             tempfile.TemporaryDirectory(prefix=f"{orphans.SCRATCH_PREFIX}{orphans.mark()}-")
