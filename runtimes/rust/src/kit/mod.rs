@@ -21,6 +21,11 @@
 //! and goes back to the run with `rate_done`. The answer's `ops` is batches
 //! x `batch`; `gc` is ignored (Rust has no collector).
 //!
+//! Servers (echo): the mechanism opens its listening socket before the
+//! clocks, then says where it listens (`listening`, a line on stdout before
+//! the answer, which the harness hands to its load generator), then hands
+//! the kit its timed work, which serves the generator's connections.
+//!
 //! Units and peak_live (docs/protocol.md, "Evidence"): every unit calls
 //! `Units::start` as the first act of its body and `Units::finish` as its
 //! last (shared::threads::spawn wraps a thread's body so, and

@@ -11,6 +11,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::process;
 use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -81,14 +82,19 @@ impl fmt::Display for Refusal {
 
 impl std::error::Error for Refusal {}
 
+/// Stdout as the kit found it, set aside for the answer and the lines a
+/// run announces before it (answer_channel).
+static ANSWER_CHANNEL: OnceLock<File> = OnceLock::new();
+
 /// Serves one trial: the request on stdin, the answer as the last line of
 /// stdout (docs/protocol.md); exits 0, or 1 on a failure (details on stderr).
 pub fn main(registry: Registry) -> ! {
     // Anything else written to stdout (by a crate, say) goes to stderr.
-    let mut out = answer_channel().unwrap_or_else(|err| {
+    let out = answer_channel().unwrap_or_else(|err| {
         eprintln!("concbench-rust: setting stdout aside: {err}");
         process::exit(1)
     });
+    let out = ANSWER_CHANNEL.get_or_init(|| out);
     // A panic (a kit bug, a unit's) says where, with its stack, on stderr.
     panic::set_hook(Box::new(|info| eprintln!("{info}\n{}", Backtrace::force_capture())));
     let mut flags = Vec::new();
@@ -108,12 +114,26 @@ pub fn main(registry: Registry) -> ! {
         flags: build_flags(),
     };
     reply.runtime.flags.extend(flags);
-    let line = serde_json::to_string(&reply).expect("an answer serializes");
-    if let Err(err) = writeln!(out, "{line}") {
+    if let Err(err) = write_line(out, &reply) {
         eprintln!("concbench-rust: writing the answer: {err}");
         process::exit(1)
     }
     process::exit(code)
+}
+
+/// Writes a line before the answer on stdout: a run's announcement (a
+/// server's `{"listening": ...}`), which the harness reads as it comes.
+pub(super) fn announce(line: &impl Serialize) -> io::Result<()> {
+    let out = ANSWER_CHANNEL.get().expect("a run announces only in a trial");
+    write_line(out, line)
+}
+
+/// `value` as one line of JSON, in one write: the channel is a File, not
+/// buffered, so the line leaves at once and whole.
+fn write_line(mut out: &File, value: &impl Serialize) -> io::Result<()> {
+    let mut line = serde_json::to_vec(value).expect("a line serializes");
+    line.push(b'\n');
+    out.write_all(&line)
 }
 
 /// The flags the kit was built with: the cargo profile, its opt-level and

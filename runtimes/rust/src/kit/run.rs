@@ -138,6 +138,15 @@ impl Run {
         }
     }
 
+    /// Says that the run's server listens on `address` ("tcp:127.0.0.1:PORT"
+    /// or "unix:/path/echo.sock"): a line `{"listening": address}` on stdout
+    /// before the answer, at once, from which the harness hands the address
+    /// to its load generator. Called after the run's untimed setup, just
+    /// before its timed work, which the generator's connections then meet.
+    pub fn listening(&self, address: &str) -> io::Result<()> {
+        super::protocol::announce(&serde_json::json!({ "listening": address }))
+    }
+
     /// Runs the run's work, the only part the kit then times.
     pub fn timed<R>(&mut self, work: impl FnOnce() -> R) -> R {
         let start = Moment::now();
