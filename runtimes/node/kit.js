@@ -17,6 +17,11 @@
 // the files' sizes, remove them) is untimed: the protocol's "untimed steps
 // around a run".
 //
+// Servers (echo). The mechanism listens before the timing, then says where
+// with run.listening(server) (a listening net.Server): one line on stdout
+// ahead of the answer, which the harness hands to its load generator; its
+// timed work follows at once.
+//
 // Rate workloads. The mechanism sets up (untimed), then hands the kit one
 // whole batch of `batch` operations: `await run.rate(batch)`. The kit starts
 // the clocks and calls it until `seconds` have passed, reading the clock once
@@ -200,6 +205,13 @@ class Run {
     const value = await work();
     this.span = since(start);
     return value;
+  }
+
+  /** Says where the run's server listens: tcp:127.0.0.1:PORT or unix:PATH, a line ahead of the answer. */
+  listening(server) {
+    const address = server.address(); // a path for a Unix socket, {address, port} for TCP
+    const where = typeof address === "string" ? `unix:${address}` : `tcp:${address.address}:${address.port}`;
+    fs.writeSync(1, JSON.stringify({ listening: where }) + "\n");
   }
 
   /** Starts the clocks and runs batch until the time box has passed (at least once). */

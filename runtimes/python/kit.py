@@ -43,6 +43,11 @@ run.fork(body, *args)  runs body(*args) in a forked child, which stamps its
                   own span and, in runs that account for memory, its private
                   memory (for tree_rss_kb); returns the pid. run.wait(pids)
                   reaps them (a child that failed fails the run).
+run.listening(sock)  a server's (echo): says that the run listens on sock, a
+                  listening socket made before the clock (tcp:127.0.0.1:PORT
+                  or unix:PATH), in one line on stdout ahead of the answer,
+                  which the harness hands to its load generator; the clock
+                  region follows it at once.
 run.pool_initializer()  the initializer of a pool's forked workers
                   (ProcessPoolExecutor(initializer=...)): each worker stamps
                   its span, and its private memory, as it exits.
@@ -284,6 +289,10 @@ class Run:
         self._begin()
         return self.params["batch"], self._start.wall + round(self.params["seconds"] * 1e9)
 
+    def listening(self, sock):
+        name = sock.getsockname()  # a path for a Unix socket, (host, port) for TCP
+        self._trial.announce(f"unix:{name}" if isinstance(name, str) else f"tcp:{name[0]}:{name[1]}")
+
     def fork(self, body, *args) -> int:
         return self._trial.fork(body, args)
 
@@ -322,7 +331,8 @@ class Run:
 class Trial:
     """The request's state across its runs: the loop, the forks, the flags."""
 
-    def __init__(self, request: dict):
+    def __init__(self, request: dict, answer):
+        self._answer = answer  # the kit's stdout
         self.kind = request["kind"]
         self.mechanism = request["mechanism"]
         self.params = request["params"]
@@ -335,6 +345,11 @@ class Trial:
         self._forks = self._alive = self._most_alive = 0
         self.pooled = False
         self.account_memory = False
+
+    def announce(self, address: str):
+        """A server's address, a line of its own ahead of the answer, flushed at once."""
+        self._answer.write(json.dumps({"listening": address}) + "\n")
+        self._answer.flush()
 
     def fork(self, body, args) -> int:
         self._forks += 1
@@ -451,7 +466,7 @@ def library_flags(mechanism: str) -> list[str]:
     return []
 
 
-def serve(request) -> dict:
+def serve(request, answer) -> dict:
     if not isinstance(request, dict):
         raise Refusal("the request is not a JSON object")
     kind = request.get("kind", "fixed")
@@ -469,7 +484,7 @@ def serve(request) -> dict:
     mechanism = module.MECHANISMS.get(request["mechanism"])
     if mechanism is None:
         raise Refusal(f"mechanism {request['mechanism']!r} is not implemented for workload {request['workload']!r}")
-    trial = Trial(request)
+    trial = Trial(request, answer)
     trial.flags = library_flags(trial.mechanism)
     try:
         return run_trial(trial, module, mechanism, request["warmup"], request["runs"])
@@ -535,7 +550,7 @@ def main():
     try:
         request = json.load(sys.stdin)
         patch_for_gevent(request)
-        response = serve(request)
+        response = serve(request, answer)
     except (Refusal, json.JSONDecodeError) as e:
         response = {"ok": False, "error": str(e)}
     except BaseException as e:

@@ -1,6 +1,7 @@
 // Node's standard library has no pipe(2): a pipe is a FIFO, made with
 // mkfifo(1) and opened at both ends before the timing (its name then
 // removed), non-blocking, for net.Socket handles (libuv's pipe handles).
+// Counts cross one as 4 bytes each (ring's token, ping-pong's count).
 "use strict";
 
 const fs = require("node:fs");
@@ -18,4 +19,20 @@ function fifoEnds(scratch, name, count) {
   });
 }
 
-module.exports = { fifoEnds };
+/** Writes a count (an unsigned 32-bit integer) to a stream. */
+function sendCount(stream, count) {
+  const bytes = Buffer.alloc(4);
+  bytes.writeUInt32LE(count);
+  stream.write(bytes);
+}
+
+/** The counts a stream carries, 4 bytes each, whatever its chunks. */
+async function* counts(stream) {
+  let pending = Buffer.alloc(0);
+  for await (const chunk of stream) {
+    pending = Buffer.concat([pending, chunk]);
+    for (; pending.length >= 4; pending = pending.subarray(4)) yield pending.readUInt32LE(0);
+  }
+}
+
+module.exports = { fifoEnds, sendCount, counts };

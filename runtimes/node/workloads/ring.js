@@ -10,7 +10,7 @@ const fs = require("node:fs");
 const net = require("node:net");
 const { startWorker } = require("../lib/workers.js");
 const { forkChild } = require("../lib/processes.js");
-const { fifoEnds } = require("../lib/fifo.js");
+const { fifoEnds, sendCount, counts } = require("../lib/fifo.js");
 
 /** Each node an async function with an inbox (an unbounded queue, lib/async.js);
  *  null stops a node, which passes it on. */
@@ -85,29 +85,16 @@ async function worker(run) {
 /** The process row's stop token: a count the ring never reaches. */
 const STOP = 0xffffffff;
 
-/** The tokens a stream carries, 4 bytes each, whatever its chunks. */
-async function* tokens(stream) {
-  let pending = Buffer.alloc(0);
-  for await (const chunk of stream) {
-    pending = Buffer.concat([pending, chunk]);
-    for (; pending.length >= 4; pending = pending.subarray(4)) yield pending.readUInt32LE(0);
-  }
-}
-
 /** A node's child: its inbox is descriptor 3, the next node's pipe 4; the
  *  token and the stop go round as in the worker row (pass). */
 async function passOn({ first, laps }) {
   const inbox = new net.Socket({ fd: 3, readable: true, writable: false });
   const next = new net.Socket({ fd: 4, readable: false, writable: true });
-  const send = (count) => {
-    const token = Buffer.alloc(4);
-    token.writeUInt32LE(count);
-    next.write(token);
-  };
+  const send = (count) => sendCount(next, count);
   if (first) send(1); // the token starts at 0, and this is its first pass
   let lap = 0;
   let count;
-  for await (const token of tokens(inbox)) {
+  for await (const token of counts(inbox)) {
     if (token === STOP) {
       if (!first) send(STOP);
       break;
