@@ -60,11 +60,14 @@ class Column:
 
 def seed_columns(table: Table) -> list[Column]:
     """What the terminal and Markdown print after a seed's figures."""
+    # A served row's real time is its load's length, the same for every row:
+    # its figures are its rate and latencies, and no ratio is taken of it.
+    served = _served(table)
     return [
         *_overhead(table),
-        _ratio(table),
-        Column("95% CI", lambda c: interval_text(table.interval(c)), fixed=Fixed(13, head=13)),
-        replace(_cv(table), blank=not SEEDS[table.rate_format].cv),
+        replace(_ratio(table), blank=served),
+        Column("95% CI", lambda c: interval_text(table.interval(c)), fixed=Fixed(13, head=13), blank=served),
+        replace(_cv(table), blank=served or not SEEDS[table.rate_format].cv),
         _memory(table),
         _units(table),
         _live(table),
@@ -91,11 +94,17 @@ def page_columns(table: Table) -> list[Column]:
         Column("min", lambda c: text(figure(c).min), slowest if table.rate_format else fastest),
         Column("max", lambda c: text(figure(c).max), fastest if table.rate_format else slowest),
         _cv(table),
-        _ratio(table),
-        Column(
-            "ratio\u00a0CI",
-            lambda c: _given(interval_text, table.ratio_summary(c)),
-            "the 95% confidence interval of that median, relative to it; n<6: fewer than 6 pairs of trials",
+        *(
+            []
+            if _served(table)
+            else [
+                _ratio(table),
+                Column(
+                    "ratio\u00a0CI",
+                    lambda c: _given(interval_text, table.ratio_summary(c)),
+                    "the 95% confidence interval of that median, relative to it; n<6: fewer than 6 pairs of trials",
+                ),
+            ]
         ),
         *_overhead(table),
         Column("user", lambda c: seconds_text(c.user.median), "median CPU time in user mode"),
@@ -207,9 +216,13 @@ def _evidence(table: Table) -> list[Column]:
     ]
 
 
+def _served(table: Table) -> bool:
+    return bool(table.spec and table.spec.load)
+
+
 def _latency(table: Table) -> list[Column]:
     """A served workload's rate and latencies (latency.py); none for any other."""
-    if not (table.spec and table.spec.load):
+    if not _served(table):
         return []
     rate = Column(
         "rate",
