@@ -26,8 +26,8 @@ def served_env(tmp_path):
     }
 
 
-def trials(env, mechanism, *args):
-    concbench("run", "--profile", "smoke", "-w", "echo", "-m", f"server/{mechanism}", *SMALL, *args, env=env)
+def trials(env, mechanisms, *args):
+    concbench("run", "--profile", "smoke", "-w", "echo", "-m", f"server/{mechanisms}", *SMALL, *args, env=env)
     shown = concbench("show", "--json", env=env)
     return [json.loads(line) for line in shown.stdout.splitlines()]
 
@@ -64,3 +64,14 @@ def test_only_loopback_ports_and_sockets_in_the_scratch_directory_are_relayed(tm
     for address in ["tcp:10.0.0.1:80", "tcp:127.0.0.1:99999", "unix:/run/other.sock", f"unix:{scratch}/../x.sock"]:
         assert served.relay(json.dumps({"listening": address}), scratch).startswith("refused: "), address
     assert served.relay('{"listening": 7}', scratch).startswith("refused: ")
+
+
+def test_a_served_table_shows_the_rate_sustained_and_the_latencies_and_marks_a_server_that_fell_behind(served_env):
+    trials(served_env, "honest,laggard")
+    shown = concbench("show", env=served_env).stdout.splitlines()
+    header = next(line for line in shown if " p99.9 " in line)
+    assert header.split()[-6:] == ["rate", "p50", "p99", "p99.9", "max", "trials"]
+    rates = {line.split()[0]: line.split()[-6] for line in shown if line.startswith("server/")}
+    assert rates["server/honest"].endswith("/s") and rates["server/laggard"].endswith("/s!")
+    markdown = concbench("report", "--format", "md", env=served_env).stdout
+    assert "| rate | p50 | p99 | p99.9 | max |" in markdown and "| ratio |" not in markdown
