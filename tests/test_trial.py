@@ -1,4 +1,5 @@
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -293,3 +294,14 @@ def test_the_cgroups_of_a_trial_and_the_process_beside_it_are_never_taken_for_a_
     beside = trial.Beside([PY, "-c", ECHO_LINES], _relay_marked)
     done = trial.run([PY, "-c", code], {}, timeout=30, caps=CAPS, beside=beside)
     assert done.stdout.decode().splitlines()[-1] == "[]" and done.beside is not None
+
+
+def test_a_trial_may_open_as_many_files_as_the_hard_limit_lets_it():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    code = "import resource; print(*resource.getrlimit(resource.RLIMIT_NOFILE))"
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(256, hard), hard))
+    try:
+        done = trial.run([PY, "-c", code], {}, timeout=20)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert done.stdout.split() == [str(hard).encode()] * 2

@@ -19,7 +19,8 @@
  * trial and everything it starts are inside their limits.
  *
  * The trial runs without address-space layout randomisation, unless -a
- * keeps it (fixed_layout()). */
+ * keeps it (fixed_layout()), and with its soft limit of open files raised to
+ * the hard one (open_files_to_hard_limit()). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -66,6 +67,20 @@ static void fixed_layout(void)
     int persona = personality(0xffffffff);
     if (persona == -1 || personality(persona | ADDR_NO_RANDOMIZE) == -1)
         fprintf(stderr, "concbench-spawn: ASLR stays on: personality: %s\n", strerror(errno));
+}
+
+/* A trial may open as many descriptors as the hard limit lets any process
+ * of this user: a server of 10,000 connections (echo) needs that many, and
+ * many runtimes never raise their soft limit themselves (Go and the JVM do,
+ * CPython, Ruby and Node do not), which would make the cap a runtime's
+ * default rather than the machine's. */
+static void open_files_to_hard_limit(void)
+{
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+        limit.rlim_cur = limit.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &limit);
+    }
 }
 
 /* Kill every live child and wait for each to exit; orphans of the killed
@@ -186,6 +201,7 @@ int main(int argc, char **argv)
         close(report);
         if (!keep_aslr)
             fixed_layout();
+        open_files_to_hard_limit();
         execvp(argv[optind], argv + optind);
         fprintf(stderr, "concbench-spawn: cannot run %s: %s\n", argv[optind], strerror(errno));
         _exit(127);
