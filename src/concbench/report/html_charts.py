@@ -1,6 +1,7 @@
 """The charts on a run's HTML page, drawn by charts.py: a line chart of time
-(or rate) and one of peak memory per sweep, and two bar charts per table;
-each with a caption that says what its whiskers are."""
+(or rate) and one of peak memory per sweep, and two bar charts per table (a
+served table's percentile plot is html_latency.py's); each with a caption
+that says what its whiskers are."""
 
 from collections.abc import Callable
 
@@ -18,16 +19,17 @@ from .html_page import section
 
 def scaling(tables: list[Table]) -> str:
     """A line chart of time (or rate) and one of peak memory for each of the tables' sweeps."""
-    styles = _styles(list(dict.fromkeys(r.key.row for t in tables for r in t.rows)))
+    looks = styles(tables)
     figures = [
-        f for sweep in sweeps(tables) for f in (_sweep_figure(sweep, styles), _sweep_memory_figure(sweep, styles)) if f
+        f for sweep in sweeps(tables) for f in (_sweep_figure(sweep, looks), _sweep_memory_figure(sweep, looks)) if f
     ]
     return section("Scaling", "Scaling", *figures) if figures else ""
 
 
-def _styles(rows: list[str]) -> dict[str, tuple[int, int]]:
-    """Each row's look in every chart: its runtime's colour, and a marker of
-    its own among its runtime's rows."""
+def styles(tables: list[Table]) -> dict[str, tuple[int, int]]:
+    """Each row's look in every chart of the page: its runtime's colour, and
+    a marker of its own among its runtime's rows."""
+    rows = list(dict.fromkeys(r.key.row for t in tables for r in t.rows))
     runtimes = list(dict.fromkeys(row_runtime_label(row) for row in rows))
     looks, used = {}, dict.fromkeys(runtimes, 0)
     for row in rows:

@@ -16,7 +16,8 @@ SUSTAINED = 0.97
 PERCENTILES = (("p50", "p50"), ("p99", "p99"), ("p99.9", "p999"), ("max", "max"))
 
 
-def _loads(cell: CellResult) -> list[dict]:
+def timed_loads(cell: CellResult) -> list[dict]:
+    """The load of each timed run of the row's verified trials, and the latency it met."""
     return [s.latency for t in cell.verified for s in t.timed if s.latency]
 
 
@@ -26,7 +27,7 @@ def achieved(latency: dict) -> float:
 
 
 def rate_text(cell: CellResult) -> str | None:
-    loads = _loads(cell)
+    loads = timed_loads(cell)
     if not loads:
         return None
     number, prefix = scaled(statistics.median(achieved(load) for load in loads))
@@ -34,11 +35,27 @@ def rate_text(cell: CellResult) -> str | None:
 
 
 def behind(cell: CellResult) -> bool:
-    return any(achieved(load) < SUSTAINED * load["rate"] for load in _loads(cell))
+    return any(achieved(load) < SUSTAINED * load["rate"] for load in timed_loads(cell))
+
+
+def shortfall_text(cell: CellResult) -> str:
+    """What a row that fell behind served, against the rate asked; '' for a row that kept up."""
+    if not behind(cell):
+        return ""
+    asked = "".join(scaled(statistics.median(load["rate"] for load in timed_loads(cell))))
+    return f"fell behind: {rate_text(cell)} of the {asked}/s asked"
 
 
 def latency_text(cell: CellResult, key: str) -> str | None:
-    loads = _loads(cell)
+    loads = timed_loads(cell)
     if not loads:
         return None
     return seconds_text(statistics.median(load["latency_ns"][key] for load in loads) / 1e9).replace(" ", "")
+
+
+def median_run(cell: CellResult) -> dict | None:
+    """The timed run whose p99 is the median of the row's (the lower of the
+    two middle ones where there is an even number): one run's whole
+    distribution, where the table gives each percentile's median over runs."""
+    ranked = sorted(timed_loads(cell), key=lambda load: load["latency_ns"]["p99"])
+    return ranked[(len(ranked) - 1) // 2] if ranked else None
