@@ -9,7 +9,7 @@ from conftest import ROOT
 from test_html_report import HOSTILE, classed, text
 
 from concbench.records import CellKey, Sample, TrialRecord
-from concbench.report import aggregate, html_results
+from concbench.report import aggregate, html_charts, html_results
 from concbench.status import Status
 from concbench.workloads import load_all
 
@@ -104,3 +104,18 @@ def test_each_served_table_has_a_percentile_plot_of_its_rows_with_latency():
         assert "max is drawn at the right edge" in text(figure.find("figcaption"))
         assert ("fell behind the rate asked" in text(figure.find("figcaption"))) == bool(behind)
     assert "go/goroutine, fell behind: 1k/s of the 2k/s asked: p99 2 ms" in [t.text for t in sections[-1].iter("title")]
+
+
+def test_a_served_sweep_charts_p99_and_p50_over_its_parameter_without_the_runs_that_fell_behind():
+    page = html_charts.scaling(tables())
+    assert "<i>" not in page
+    figures = classed(ET.fromstring(page), "figure", "scaling")
+    assert [f.get("class") for f in figures] == ["scaling latency p99", "scaling latency p50"]  # no time, no memory
+    for figure, key in zip(figures, ("p99", "p50")):
+        lines = classed(figure, "g", "line")
+        assert [len(classed(line, "g", "point")) for line in lines] == [3, 2, 3]  # go/goroutine fell behind at 500
+        labels = [t.text for t in figure.iter("text")]
+        assert {"4", "50", "500", "connections", "c/epoll", "go/goroutine", f"go/{HOSTILE}"} <= set(labels)
+        caption = text(figure.find("figcaption"))
+        assert f"median {key} latency over connections" in caption and "Log scale on x" in caption
+        assert "fell behind the rate asked" in caption

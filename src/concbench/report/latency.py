@@ -7,6 +7,8 @@ were measured on the rate it managed, never on less load unflagged."""
 import statistics
 
 from ..results import CellResult
+from ..stats import Summary, summarize
+from .aggregate import Table
 from .figures import scaled, seconds_text
 
 # Below this share of the rate asked, a run did not keep up: the last of its
@@ -46,11 +48,21 @@ def shortfall_text(cell: CellResult) -> str:
     return f"fell behind: {rate_text(cell)} of the {asked}/s asked"
 
 
+def served(table: Table) -> bool:
+    """Whether the table's workload is served: its spec puts a load on a server."""
+    return bool(table.spec and table.spec.load)
+
+
 def latency_text(cell: CellResult, key: str) -> str | None:
     loads = timed_loads(cell)
     if not loads:
         return None
     return seconds_text(statistics.median(load["latency_ns"][key] for load in loads) / 1e9).replace(" ", "")
+
+
+def summary(cell: CellResult, key: str) -> Summary | None:
+    """The latency at a percentile over the row's timed runs, in seconds."""
+    return summarize(load["latency_ns"][key] / 1e9 for load in timed_loads(cell))
 
 
 def median_run(cell: CellResult) -> dict | None:
