@@ -140,6 +140,9 @@ class Line:
     # mechanisms read as one family) and a marker (a mechanism's within it).
     colour: int = 0
     marker: int = 0
+    # (x, y) pairs the line is drawn through instead of its points, which
+    # then only mark figures on it: a curve finer than the x values.
+    trace: Sequence[tuple[float, float]] = ()
 
 
 def line_chart(
@@ -158,7 +161,8 @@ def line_chart(
     legend would have the reader match colours). The x ticks are the x
     values themselves; y starts at zero unless it is logarithmic."""
     points = [p for line in lines for p in line.points if p]
-    lows, highs = [p.low for p in points], [p.high for p in points]
+    traced = [figure for line in lines for _, figure in line.trace]
+    lows, highs = [p.low for p in points] + traced, [p.high for p in points] + traced
     y_ticks = log_ticks(min(lows), max(highs)) if log_y else linear_ticks(max(highs))
     y_room = max(svg.advance(y_text(t), 11) for t in y_ticks) + 14
     name_room = max(svg.advance(line.label) for line in lines) + 24 + NAME_INDENT
@@ -202,11 +206,12 @@ def _named_lines(lines: Sequence[Line], xs: Sequence[float], x: Scale, y: Scale,
 
 
 def _series(line: Line, xs: Sequence[float], x: Scale, y: Scale, colour: str) -> str:
-    """A line through the points, broken where one is missing, with a marker and a whisker at each."""
+    """A line through the points, broken where one is missing (or through
+    its trace), with a marker and a whisker at each point."""
     runs, run = [], []
-    for value, point in zip(xs, line.points):
-        if point:
-            run.append(f"{svg.px(x(value))},{svg.px(y(point.y))}")
+    for value, figure in line.trace or [(v, p.y if p else None) for v, p in zip(xs, line.points)]:
+        if figure is not None:
+            run.append(f"{svg.px(x(value))},{svg.px(y(figure))}")
         elif run:
             runs, run = runs + [run], []
     paths = [

@@ -1,13 +1,15 @@
 """The HTML report: one self-contained page (inline CSS and SVG; no script,
 nothing fetched): the run and its environment, the diagnosis, an overview of
 ratios, the scaling of its sweeps, a table and two charts per workload and
-parameter set, and the failed trials. Also the page of machines side by
-side (report --machines): a heatmap of their ratios per table.
+parameter set (and a served workload's percentile plot), and the failed
+trials. Also the page of machines side by side (report --machines): a
+heatmap of their ratios per table.
 
 Its frame is html_page.py, its heatmaps html_ratios.py, its results
-html_results.py and its charts html_charts.py. Every text that came from a
-runtime or a user (names, parameters, stderr, details, the environment) goes
-through display.html_safe, which escapes its markup and its control characters."""
+html_results.py and its charts html_charts.py and html_latency.py. Every
+text that came from a runtime or a user (names, parameters, stderr, details,
+the environment) goes through display.html_safe, which escapes its markup
+and its control characters."""
 
 from ..display import html_safe
 from ..records import TrialRecord

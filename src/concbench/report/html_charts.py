@@ -1,6 +1,7 @@
 """The charts on a run's HTML page, drawn by charts.py: a line chart of time
-(or rate) and one of peak memory per sweep, and two bar charts per table;
-each with a caption that says what its whiskers are."""
+(or rate), or a served workload's latency, and one of peak memory per
+sweep, and two bar charts per table (a served table's percentile plot is
+html_latency.py's); each with a caption that says what its whiskers are."""
 
 from collections.abc import Callable
 
@@ -8,7 +9,7 @@ from ..display import html_safe
 from ..records import row_runtime_label
 from ..results import CellResult
 from ..stats import Summary
-from . import charts
+from . import charts, latency
 from .aggregate import Sweep, Table, sweeps
 from .figures import megabytes_text, reading, seconds_text
 from .html_page import section
@@ -17,23 +18,30 @@ from .html_page import section
 
 
 def scaling(tables: list[Table]) -> str:
-    """A line chart of time (or rate) and one of peak memory for each of the tables' sweeps."""
-    styles = _styles(list(dict.fromkeys(r.key.row for t in tables for r in t.rows)))
-    figures = [
-        f for sweep in sweeps(tables) for f in (_sweep_figure(sweep, styles), _sweep_memory_figure(sweep, styles)) if f
-    ]
+    """Line charts of time (or rate), or of latency, and one of peak memory for each of the tables' sweeps."""
+    looks = styles(tables)
+    figures = [f for sweep in sweeps(tables) for f in _sweep_figures(sweep, looks) if f]
     return section("Scaling", "Scaling", *figures) if figures else ""
 
 
-def _styles(rows: list[str]) -> dict[str, tuple[int, int]]:
-    """Each row's look in every chart: its runtime's colour, and a marker of
-    its own among its runtime's rows."""
+def styles(tables: list[Table]) -> dict[str, tuple[int, int]]:
+    """Each row's look in every chart of the page: its runtime's colour, and
+    a marker of its own among its runtime's rows."""
+    rows = list(dict.fromkeys(r.key.row for t in tables for r in t.rows))
     runtimes = list(dict.fromkeys(row_runtime_label(row) for row in rows))
     looks, used = {}, dict.fromkeys(runtimes, 0)
     for row in rows:
         runtime = row_runtime_label(row)
         looks[row], used[runtime] = (runtimes.index(runtime), used[runtime]), used[runtime] + 1
     return looks
+
+
+def _sweep_figures(sweep: Sweep, styles: dict[str, tuple[int, int]]) -> list[str]:
+    """The sweep's time (or rate), or, for a served workload, whose time is
+    its load's duration, its latency at p99 and at p50; then its peak memory."""
+    if not latency.served(sweep.tables[0]):
+        return [_sweep_figure(sweep, styles), _sweep_memory_figure(sweep, styles)]
+    return [*(_sweep_latency_figure(sweep, styles, key) for key in LATENCIES), _sweep_memory_figure(sweep, styles)]
 
 
 def _sweep_figure(sweep: Sweep, styles: dict[str, tuple[int, int]]) -> str:
@@ -61,6 +69,31 @@ def _sweep_memory_figure(sweep: Sweep, styles: dict[str, tuple[int, int]]) -> st
     return _sweep_chart(
         sweep, styles, "memory", "peak memory", megabytes, "lower is better", lambda t, cell: cell.memory_kb, point
     )
+
+
+# A chart each, not p50 dashed beside p99: the charts name each line at its
+# end, and one chart would name every row twice; on a log scale of its own,
+# each keeps its rows apart where p99 may be a hundred times p50.
+LATENCIES = ("p99", "p50")
+
+
+def _sweep_latency_figure(sweep: Sweep, styles: dict[str, tuple[int, int]], key: str) -> str:
+    """The sweep's latency at a percentile over its parameter: the median over
+    each row's runs, as the table gives it. A row that fell behind the rate
+    asked has no point: its latency there was met on less load."""
+
+    def figure(_: Table, cell: CellResult) -> Summary | None:
+        return None if latency.behind(cell) else latency.summary(cell, key)
+
+    def point(table: Table, row: str, where: str, text: Callable[[float], str]) -> charts.Point | None:
+        cell = next((c for c in table.rows if c.key.row == row), None)
+        found = figure(table, cell) if cell else None
+        if found is None:
+            return None
+        return charts.Point(found.median, *found.bounds, f"{row}, {where}: {_summary_tip(found, text)}")
+
+    better = "lower is better; a line has no point where its row fell behind the rate asked (less load)"
+    return _sweep_chart(sweep, styles, f"latency {key}", f"{key} latency", seconds_text, better, figure, point)
 
 
 def _sweep_chart(

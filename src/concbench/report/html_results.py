@@ -1,13 +1,14 @@
 """The results on a run's HTML page: an index, then a section per workload
 and parameter set with its table of rows, what was remarked and what did
-not run, and its two charts."""
+not run, and its two charts (and a served workload's percentile plot)."""
 
 from ..display import html_safe
 from ..results import CellResult
 from .aggregate import Table
 from .columns import TRIALS, Column, page_columns
 from .figures import failures_text, verified_text
-from .html_charts import group_starts, table_charts
+from .html_charts import group_starts, styles, table_charts
+from .html_latency import percentile_figure
 from .html_page import section, slug
 
 
@@ -17,16 +18,24 @@ def results(tables: list[Table]) -> str:
         f"{_machine(t)}</a></li>"
         for t in tables
     )
-    return section("Results", "Results", f'<ol class="index">{index}</ol>', *map(_table_section, tables))
+    looks = styles(tables)
+    return section("Results", "Results", f'<ol class="index">{index}</ol>', *(_table_section(t, looks) for t in tables))
 
 
-def _table_section(table: Table) -> str:
+def _table_section(table: Table, looks: dict[str, tuple[int, int]]) -> str:
     heading = f"<h3>{table_title(table)}{_machine(table)}</h3>"
     return (
         f'<section class="result" id="{html_safe(anchor(table))}">\n{heading}\n'
         + "\n".join(
             p
-            for p in (_rows_table(table), _remarks(table), _unsettled(table), table_charts(table), _skipped(table))
+            for p in (
+                _rows_table(table),
+                _remarks(table),
+                _unsettled(table),
+                table_charts(table),
+                percentile_figure(table, looks),
+                _skipped(table),
+            )
             if p
         )
         + "\n</section>"

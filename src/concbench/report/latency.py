@@ -7,6 +7,8 @@ were measured on the rate it managed, never on less load unflagged."""
 import statistics
 
 from ..results import CellResult
+from ..stats import Summary, summarize
+from .aggregate import Table
 from .figures import scaled, seconds_text
 
 # Below this share of the rate asked, a run did not keep up: the last of its
@@ -16,7 +18,8 @@ SUSTAINED = 0.97
 PERCENTILES = (("p50", "p50"), ("p99", "p99"), ("p99.9", "p999"), ("max", "max"))
 
 
-def _loads(cell: CellResult) -> list[dict]:
+def timed_loads(cell: CellResult) -> list[dict]:
+    """The load of each timed run of the row's verified trials, and the latency it met."""
     return [s.latency for t in cell.verified for s in t.timed if s.latency]
 
 
@@ -26,7 +29,7 @@ def achieved(latency: dict) -> float:
 
 
 def rate_text(cell: CellResult) -> str | None:
-    loads = _loads(cell)
+    loads = timed_loads(cell)
     if not loads:
         return None
     number, prefix = scaled(statistics.median(achieved(load) for load in loads))
@@ -34,11 +37,37 @@ def rate_text(cell: CellResult) -> str | None:
 
 
 def behind(cell: CellResult) -> bool:
-    return any(achieved(load) < SUSTAINED * load["rate"] for load in _loads(cell))
+    return any(achieved(load) < SUSTAINED * load["rate"] for load in timed_loads(cell))
+
+
+def shortfall_text(cell: CellResult) -> str:
+    """What a row that fell behind served, against the rate asked; '' for a row that kept up."""
+    if not behind(cell):
+        return ""
+    asked = "".join(scaled(statistics.median(load["rate"] for load in timed_loads(cell))))
+    return f"fell behind: {rate_text(cell)} of the {asked}/s asked"
+
+
+def served(table: Table) -> bool:
+    """Whether the table's workload is served: its spec puts a load on a server."""
+    return bool(table.spec and table.spec.load)
 
 
 def latency_text(cell: CellResult, key: str) -> str | None:
-    loads = _loads(cell)
+    loads = timed_loads(cell)
     if not loads:
         return None
     return seconds_text(statistics.median(load["latency_ns"][key] for load in loads) / 1e9).replace(" ", "")
+
+
+def summary(cell: CellResult, key: str) -> Summary | None:
+    """The latency at a percentile over the row's timed runs, in seconds."""
+    return summarize(load["latency_ns"][key] / 1e9 for load in timed_loads(cell))
+
+
+def median_run(cell: CellResult) -> dict | None:
+    """The timed run whose p99 is the median of the row's (the lower of the
+    two middle ones where there is an even number): one run's whole
+    distribution, where the table gives each percentile's median over runs."""
+    ranked = sorted(timed_loads(cell), key=lambda load: load["latency_ns"]["p99"])
+    return ranked[(len(ranked) - 1) // 2] if ranked else None
