@@ -50,6 +50,7 @@ SAMPLE_COLUMNS = (
     "result",
     "evidence",
     "repeat",
+    "latency",
 )
 
 # A spreadsheet reads a cell that starts with one of these as a formula (OWASP, "CSV Injection").

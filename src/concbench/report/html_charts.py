@@ -167,11 +167,10 @@ def table_charts(table: Table) -> str:
     rows = [r for r in table.rows if table.figure(r)]
     if not rows:
         return ""
-    return (
-        f'<div class="charts">{_time_chart(table, rows)}'
-        + _memory_chart(table, [r for r in rows if r.memory_kb])
-        + "</div>"
-    )
+    # A served row's real time is its load's length: its percentile plot
+    # (html_latency.py) stands in for the time chart.
+    time = "" if latency.served(table) else _time_chart(table, rows)
+    return f'<div class="charts">{time}' + _memory_chart(table, [r for r in rows if r.memory_kb]) + "</div>"
 
 
 def _time_chart(table: Table, rows: list[CellResult]) -> str:
