@@ -115,15 +115,22 @@ module Workloads
     # The listener and its address for the load generator, with a backlog of
     # `connections` (the kernel caps it at somaxconn; the generator retries).
     def self.listen(transport, connections)
-      server = if transport == "tcp"
-                 TCPServer.new("127.0.0.1", 0)
-               else
-                 path = File.join(Kit.scratch, "echo.sock")
-                 File.unlink(path) if File.exist?(path) # a leftover of the previous run
-                 UNIXServer.new(path)
-               end
-      server.listen(connections)
-      [server, transport == "tcp" ? "tcp:127.0.0.1:#{server.local_address.ip_port}" : "unix:#{server.path}"]
+      if transport == "unix"
+        path = File.join(Kit.scratch, "echo.sock")
+        File.unlink(path) if File.exist?(path) # a leftover of the previous run
+        return [UNIXServer.new(path).tap { |server| server.listen(connections) }, "unix:#{path}"]
+      end
+      server = tcp_server(connections)
+      [server, "tcp:127.0.0.1:#{server.local_address.ip_port}"]
+    end
+
+    # JRuby's TCPServer listens with a backlog of 50 whatever listen asks (its
+    # listen does nothing), and 1,000 connections at once overflowed it: one
+    # was reset. Its ServerSocket takes the backlog as it binds.
+    def self.tcp_server(connections)
+      return TCPServer.new("127.0.0.1", 0).tap { |server| server.listen(connections) } unless RUBY_ENGINE == "jruby"
+
+      ServerSocket.new(:INET, :STREAM).tap { |server| server.bind(Addrinfo.tcp("127.0.0.1", 0), connections) }
     end
 
     # Accepts the connections one at a time and serves each (`serve`, given
@@ -142,7 +149,8 @@ module Workloads
     # server sets it, so that a reply is sent at once.
     def self.accept(server)
       client = server.accept
-      client.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1) if server.is_a?(TCPServer)
+      client, = client if client.is_a?(Array) # a ServerSocket's: the socket and its address
+      client.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1) unless server.is_a?(UNIXServer)
       client
     end
 
