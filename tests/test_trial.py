@@ -305,3 +305,29 @@ def test_a_trial_may_open_as_many_files_as_the_hard_limit_lets_it():
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
     assert done.stdout.split() == [str(hard).encode()] * 2
+
+
+INTERRUPTED_BESIDE = """
+import os, signal, sys, threading
+from concbench import trial
+code = "import time; print('relay:x', flush=True); time.sleep(30)"
+echo = "import sys\\nfor line in sys.stdin: print(line.strip(), flush=True)"
+threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    trial.run([sys.executable, "-c", code], {}, 20, beside=trial.Beside([sys.executable, "-c", echo], lambda l, s: l))
+except BaseException as e:
+    print(type(e).__name__, e)
+try:
+    os.waitpid(-1, os.WNOHANG)
+    print("a spawner left unreaped")
+except ChildProcessError:
+    pass
+"""
+
+
+def test_an_interrupt_while_the_process_beside_runs_stops_both_and_reaps_their_spawners(tmp_path):
+    # In a fresh harness the trial's stdin, closed once its request is
+    # written, has the number the process beside then gets for its pidfd:
+    # known closed only by its number, it was taken for open, and closed.
+    done = subprocess.run([PY, "-c", INTERRUPTED_BESIDE], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.stdout == "KeyboardInterrupt \n", done.stdout + done.stderr

@@ -61,6 +61,12 @@ class CellState:
         return self.cell.workload.kind == "rate"
 
     @property
+    def served(self) -> bool:
+        """A server under a load takes its least trials: its real time, which
+        a ratio would settle, is the load's length for every row."""
+        return self.cell.workload.load is not None
+
+    @property
     def settling(self) -> Summary | None:
         """What settles it: its paired ratio to its reference, or its own median."""
         if self.reference is None:
@@ -222,7 +228,7 @@ class Schedule:
         reference ends as its members do: it takes trials while any of them does."""
         if state.taken < self.settings.trials:
             return Outcome.BUDGET if state.cell.key.id in self.out_of_budget else None
-        if self.settings.target is None:
+        if self.settings.target is None or state.served:
             return Outcome.PLANNED
         if state.members and state.figure is not None:
             return _as_members(self.outcome(m) for m in state.members)
@@ -246,7 +252,7 @@ class Schedule:
         variation of what settles them."""
         if self.settings.target is None:
             return []
-        found = [(s.cell, s.settling) for s in self.states.values() if not (s.members and s.figure)]
+        found = [(s.cell, s.settling) for s in self.states.values() if not (s.members and s.figure or s.served)]
         return [(cell, settling.cv) for cell, settling in found if settling and not self._settled(settling)]
 
     def _settled(self, settling: Summary) -> bool:

@@ -138,7 +138,8 @@ class _Process:
 
     def __init__(self, argv: list[str], payload: bytes, timeout: float, cgroups: list[str], keep_stdin: bool):
         trampoline = spawner.path()
-        stdin_r, self.stdin = os.pipe()
+        stdin_r, stdin_w = os.pipe()
+        self.stdin: int | None = stdin_w  # None once closed
         self.stdout, stdout_w = os.pipe()
         self.stderr, stderr_w = os.pipe()
         self.report, report_w = os.pipe()
@@ -316,7 +317,7 @@ class _Watch:
             remaining = (self.deadline_ns - time.monotonic_ns()) / 1e9
             self._start("beside", self.beside.argv, b"", max(remaining, 0.01), keep_stdin=True)
             process = self.processes["beside"]
-        if process.stdin in self.roles:
+        if process.stdin is not None:
             if not process.pending:
                 self.selector.register(process.stdin, selectors.EVENT_WRITE)
             process.pending += text.encode() + b"\n"
@@ -345,11 +346,13 @@ class _Watch:
                 self._close_stdin(process)
 
     def _close_stdin(self, process: _Process) -> None:
-        if process.stdin in self.roles:
+        # Known closed by None, not by its number: a later pipe may have it.
+        if process.stdin is not None:
             if process.stdin in self.selector.get_map():
                 self.selector.unregister(process.stdin)
             del self.roles[process.stdin]
             os.close(process.stdin)
+            process.stdin = None
 
     def _forget(self, fd: int) -> None:
         self.selector.unregister(fd)

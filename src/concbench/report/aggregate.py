@@ -69,6 +69,12 @@ class Table:
     machine: str | None = None
 
     @property
+    def served(self) -> bool:
+        """Whether its workload is served: a server under a load, whose real
+        time is the load's length for every row (its figures are latencies)."""
+        return bool(self.spec and self.spec.load)
+
+    @property
     def machine_text(self) -> str:
         """'on NAME' for a table of one of several machines; '' otherwise."""
         return "" if self.machine is None else f"on {machine_name(self.machine)}"
@@ -136,7 +142,7 @@ class Table:
         found += [Mark(o.mark, o.describe()) for o in self.observed(cell) if o.marked]
         if cell.unsteady:
             found.append(Mark("unsteady", self._unsteady(cell)))
-        wide = self._wide(cell)
+        wide = "" if self.served else self._wide(cell)
         if wide:
             found.append(Mark("wide", wide))
         return tuple(found)
@@ -230,8 +236,10 @@ class Table:
 
     def unsettled(self) -> list[tuple[CellResult, CellResult]]:
         """Neighbours in rank order whose intervals overlap: this run cannot
-        say which of the two is faster. Their ratios' intervals where every
+        say which of the two is faster (a served table ranks no real time: none). Their ratios' intervals where every
         row has one (the baseline's ratio is exactly 1), else their medians'."""
+        if self.served:
+            return []
         ranked = self.ranked()
         bounds = {r.key: self._ratio_bounds(r) for r in ranked}
         if None in bounds.values():

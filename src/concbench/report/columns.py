@@ -62,7 +62,7 @@ def seed_columns(table: Table) -> list[Column]:
     """What the terminal and Markdown print after a seed's figures."""
     # A served row's real time is its load's length, the same for every row:
     # its figures are its rate and latencies, and no ratio is taken of it.
-    served = latency.served(table)
+    served = table.served
     return [
         *_overhead(table),
         replace(_ratio(table), blank=served),
@@ -96,7 +96,7 @@ def page_columns(table: Table) -> list[Column]:
         _cv(table),
         *(
             []
-            if latency.served(table)
+            if table.served
             else [
                 _ratio(table),
                 Column(
@@ -218,7 +218,7 @@ def _evidence(table: Table) -> list[Column]:
 
 def _latency(table: Table) -> list[Column]:
     """A served workload's rate and latencies (latency.py); none for any other."""
-    if not latency.served(table):
+    if not table.served:
         return []
     rate = Column(
         "rate",

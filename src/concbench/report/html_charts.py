@@ -39,7 +39,7 @@ def styles(tables: list[Table]) -> dict[str, tuple[int, int]]:
 def _sweep_figures(sweep: Sweep, styles: dict[str, tuple[int, int]]) -> list[str]:
     """The sweep's time (or rate), or, for a served workload, whose time is
     its load's duration, its latency at p99 and at p50; then its peak memory."""
-    if not latency.served(sweep.tables[0]):
+    if not sweep.tables[0].served:
         return [_sweep_figure(sweep, styles), _sweep_memory_figure(sweep, styles)]
     return [*(_sweep_latency_figure(sweep, styles, key) for key in LATENCIES), _sweep_memory_figure(sweep, styles)]
 
@@ -169,7 +169,7 @@ def table_charts(table: Table) -> str:
         return ""
     # A served row's real time is its load's length: its percentile plot
     # (html_latency.py) stands in for the time chart.
-    time = "" if latency.served(table) else _time_chart(table, rows)
+    time = "" if table.served else _time_chart(table, rows)
     return f'<div class="charts">{time}' + _memory_chart(table, [r for r in rows if r.memory_kb]) + "</div>"
 
 

@@ -8,7 +8,6 @@ import statistics
 
 from ..results import CellResult
 from ..stats import Summary, summarize
-from .aggregate import Table
 from .figures import scaled, seconds_text
 
 # Below this share of the rate asked, a run did not keep up: the last of its
@@ -46,11 +45,6 @@ def shortfall_text(cell: CellResult) -> str:
         return ""
     asked = "".join(scaled(statistics.median(load["rate"] for load in timed_loads(cell))))
     return f"fell behind: {rate_text(cell)} of the {asked}/s asked"
-
-
-def served(table: Table) -> bool:
-    """Whether the table's workload is served: its spec puts a load on a server."""
-    return bool(table.spec and table.spec.load)
 
 
 def latency_text(cell: CellResult, key: str) -> str | None:
