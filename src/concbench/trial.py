@@ -265,7 +265,9 @@ class _Watch:
                 limit_ns = None
             wait = None if limit_ns is None else (limit_ns - now) / 1e9
             for key, _ in self.selector.select(wait):
-                if key.fd in self.roles:
+                # An earlier event of the batch may have closed the fd, and
+                # a pipe started since may have its number.
+                if self.selector.get_map().get(key.fd) is key:
                     self._event(*self.roles[key.fd], key.fd)
             if all(p.exited_ns is not None for p in self.processes.values()) and limit_ns is not None:
                 limit_ns = min(limit_ns, max(p.exited_ns for p in self.processes.values()) + DRAIN_GRACE_NS)
@@ -284,8 +286,8 @@ class _Watch:
                 self._relay(chunk)
 
     def _exited(self, role: str) -> None:
-        """The trial gone, its companion's input ends; the companion gone
-        first, it failed, and the trial is stopped."""
+        """The trial gone, the input of the process beside it ends; that
+        process gone first, it failed, and the trial is stopped."""
         other = self.processes.get("beside" if role == "trial" else "trial")
         if other is None or other.exited_ns is not None:
             return
