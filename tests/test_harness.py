@@ -16,6 +16,7 @@ from conftest import FIXTURES, assert_one_line_error, concbench
 
 from concbench import store
 from concbench.report import figures
+from concbench.store import schema
 
 
 def records(env, run=None):
@@ -285,7 +286,7 @@ def _stored(db):
 
 
 def test_a_database_of_the_previous_schema_is_migrated(fake_env, tmp_path):
-    old = old_schemas.sqlite_at(tmp_path / "v1.db", 1)  # without the columns and tables schemas 2 to 8 added
+    old = old_schemas.sqlite_at(tmp_path / "v1.db", 1)  # without the columns and tables later schemas added
     with sqlite3.connect(old) as connection:
         connection.execute("INSERT INTO runs VALUES (1, 'then', 'then', 'complete', '{\"profile\": \"smoke\"}', '{}')")
     copy = shutil.copy(old, tmp_path / "v1-copy.db")
@@ -311,7 +312,7 @@ def test_a_database_of_schema_7_gets_the_probes_of_the_machines_speed(fake_env, 
     assert "machine speed" not in concbench("show", "1", "--db", old, env=fake_env).stdout
     assert store.open_store(old, create=False).probes(2)  # the new run's
     with sqlite3.connect(old) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone() == (8,)
+        assert connection.execute("PRAGMA user_version").fetchone() == (schema.SCHEMA_VERSION,)
 
 
 def test_a_run_probes_the_machines_speed_between_its_trials(fake_env):
