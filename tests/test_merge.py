@@ -145,13 +145,14 @@ def test_a_source_of_another_schema_is_refused_and_nothing_changes(sources, fake
     into = tmp_path / "all.db"
     merged(b, "--into", into, env=fake_env)
     before = dump(into)
-    for version, advice in ((7, "concbench show --db"), (9, "update concbench")):
+    current = schema.SCHEMA_VERSION
+    for version, advice in ((current - 1, "concbench show --db"), (current + 1, "update concbench")):
         other = shutil.copy(a, tmp_path / f"v{version}.db")
         with contextlib.closing(sqlite3.connect(other)) as db:
             db.execute(f"PRAGMA user_version = {version}")
         untouched = other.read_bytes()
         done = concbench("merge", b, other, "--into", into, env=fake_env)
-        assert_one_line_error(done, str(other), f"schema {version}", "(schema 8)", advice)
+        assert_one_line_error(done, str(other), f"schema {version}", f"(schema {current})", advice)
         assert other.read_bytes() == untouched  # never migrated
         assert dump(into) == before
 

@@ -98,7 +98,7 @@ def test_the_commands_work_on_a_server_as_on_a_file(pg_env, tmp_path):
     assert len(trials) == 4 and {t["status"] for t in trials} == {"ok"}
     page = tmp_path / "r.html"
     assert concbench("report", "-o", page, env=pg_env).returncode == 0 and "fake/slow" in page.read_text()
-    assert rows(pg_env, "SELECT version FROM concbench_schema") == [(8,)]
+    assert rows(pg_env, "SELECT version FROM concbench_schema") == [(schema.SCHEMA_VERSION,)]
     assert rows(pg_env, "SELECT count(*) > 0 FROM probes GROUP BY run_id ORDER BY run_id") == [(True,), (True,)]
     assert not leaks(concbench("show", env=pg_env).stdout)  # the password is never shown
 
@@ -272,10 +272,11 @@ def test_a_schema_7_database_gets_probes_and_a_probe_while_the_server_is_away_is
     monkeypatch.setenv("XDG_STATE_HOME", pg_env["XDG_STATE_HOME"])
     run_id = open_store(pg_env["CONCBENCH_DB"]).begin_run({"profile": "smoke"}, {})
     with psycopg.connect(pg_env["CONCBENCH_DB"], autocommit=True) as db:
-        db.execute("DROP TABLE probes")
+        db.execute("DROP TABLE probes")  # and the column schema 9 added: the tables of schema 7
+        db.execute("ALTER TABLE samples DROP COLUMN latency")
         db.execute("UPDATE concbench_schema SET version = 7")
     store = open_store(pg_env["CONCBENCH_DB"], create=False)
-    assert rows(pg_env, "SELECT version FROM concbench_schema") == [(8,)]
+    assert rows(pg_env, "SELECT version FROM concbench_schema") == [(schema.SCHEMA_VERSION,)]
     store.add_probe(run_id, Probe(1, 4_000_000))
     server.stop()
     try:
