@@ -12,7 +12,8 @@ from .figures import scaled, seconds_text
 
 # Below this share of the rate asked, a run did not keep up: the last of its
 # requests came back later than a latency explains. (An honest run's share is
-# a little below 1: the schedule's last request is due 1/rate before its end.)
+# near 1: of its N requests the last is due (N - 1) / rate after the start and
+# comes back a latency later; 40 at 200 a second made 202 a second.)
 SUSTAINED = 0.97
 PERCENTILES = (("p50", "p50"), ("p99", "p99"), ("p99.9", "p999"), ("max", "max"))
 
