@@ -14,16 +14,9 @@ SMALL = ["-p", "connections=3", "-p", "rate=400", "-p", "duration_ms=100", "-p",
 
 
 @pytest.fixture
-def served_env(tmp_path):
-    import os
-
-    return {
-        **os.environ,
-        "CONCBENCH_BUILTINS": "off",
-        "CONCBENCH_WORKLOADS": str(ROOT / "workloads"),
-        "CONCBENCH_RUNTIMES": str(FIXTURES / "served"),
-        "CONCBENCH_DB": str(tmp_path / "served.db"),
-    }
+def served_env(fake_env):
+    """The fake user's environment, its suite the echo workload and the fixture's echo servers."""
+    return {**fake_env, "CONCBENCH_WORKLOADS": str(ROOT / "workloads"), "CONCBENCH_RUNTIMES": str(FIXTURES / "served")}
 
 
 def trials(env, mechanisms, *args):
