@@ -14,7 +14,7 @@
 # or ConditionVariable (#block) are resumed from the ready list (#unblock); an
 # unblock from another thread wakes the loop through a pipe whose read end is
 # always polled.
-require_relative "build/concbench_events"
+require_relative "build/#{RbConfig::CONFIG["ruby_version"]}/concbench_events"
 
 module Concbench
   class Scheduler
