@@ -114,3 +114,101 @@ def test_a_missing_toolchain_makes_its_runtime_unavailable_with_how_to_install_i
         assert done.returncode == 0, done.stdout + done.stderr  # unavailable, not a failed run
         assert f"mine is missing ({hint})" in done.stdout, done.stdout
         assert f"not found ({hint})" in concbench("doctor", "--runtimes", mine["folder"]).stdout
+
+
+def _manifest(folder, text: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "runtime.toml").write_text(text)
+
+
+def test_a_runtime_that_extends_another_runs_its_kit_and_files_on_its_own_interpreter(mine, tmp_path):
+    """As ruby34 runs the Ruby kit on Ruby 3.4: the base's commands with the
+    base's folder, on the interpreter the extending manifest names."""
+    base = mine["folder"] / "runtime.toml"
+    text = base.read_text().replace('command = ["python3"', 'interpreter = "python3"\ncommand = ["{interpreter}"')
+    base.write_text(text)
+    other = mine["folder"].parent / "mine2"
+    _manifest(
+        other, 'name = "mine2"\nsummary = "mine on a wrapped python3"\nextends = "../mine"\ninterpreter = "{dir}/py"\n'
+    )
+    marker = tmp_path / "ran"
+    (other / "py").write_text(f'#!/bin/sh\necho "$@" >> {marker}\nexec python3 "$@"\n')
+    (other / "py").chmod(0o755)
+    done = concbench(
+        "run",
+        "--runtimes",
+        mine["folder"].parent,
+        "-r",
+        "mine2",
+        "-w",
+        "spawn",
+        "--profile",
+        "smoke",
+        "--db",
+        mine["db"],
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "mine2/thread" in done.stdout and "1/1" in done.stdout
+    assert str(mine["folder"] / "kit.py") in marker.read_text()  # the base's kit, on this interpreter
+
+
+def test_an_extending_manifest_merges_tables_key_by_key_and_drops_what_it_calls_absent(tmp_path):
+    _manifest(
+        tmp_path / "base",
+        'name = "base"\nlanguage = "L"\nsummary = "s"\ninterpreter = "x"\ndetect = ["{interpreter}"]\n'
+        'command = ["{interpreter}", "{dir}/kit"]\n'
+        '[mechanisms.a]\ndoc = "a"\n[mechanisms.a.notes]\nspawn = "base note"\nring = "kept"\n'
+        '[mechanisms.b]\ndoc = "b"\n',
+    )  # fmt: skip
+    _manifest(
+        tmp_path / "over",
+        'name = "over"\nextends = "../base"\ninterpreter = "{dir}/y"\n'
+        '[mechanisms.a.notes]\nspawn = "own note"\n[absent]\nb = "not here"\n',
+    )
+    over = runtimes.load_all([tmp_path / "over"])["over"]
+    assert over.manifest.mechanisms["a"].notes == {"spawn": "own note", "ring": "kept"}
+    assert set(over.manifest.mechanisms) == {"a"} and over.manifest.absent == {"b": "not here"}
+    assert over.trial_command(()) == [f"{tmp_path / 'over'}/y", f"{tmp_path / 'base'}/kit"]
+
+
+def test_a_manifest_that_extends_one_that_extends_or_names_no_interpreter_is_one_line(tmp_path):
+    _manifest(
+        tmp_path / "base",
+        'name = "base"\nlanguage = "L"\nsummary = "s"\ndetect = ["{interpreter}"]\ncommand = ["k"]\n[mechanisms.a]\ndoc = "a"\n',
+    )
+    assert_one_line_error(
+        concbench("list", "--runtimes", tmp_path / "base"), "names {interpreter}, but the manifest gives no interpreter"
+    )
+    _manifest(tmp_path / "middle", 'name = "middle"\nextends = "../base"\ninterpreter = "x"\n')
+    _manifest(tmp_path / "top", 'name = "top"\nextends = "../middle"\n')
+    assert_one_line_error(concbench("list", "--runtimes", tmp_path / "top"), "which extends another: one level only")
+
+
+def test_a_toolchain_provided_on_request_is_unavailable_until_setup_provides_it(mine):
+    manifest = mine["folder"] / "runtime.toml"
+    provided = mine["folder"] / "provided"
+    text = manifest.read_text().replace(
+        'detect = ["python3", "-c", ', f'detect = ["test", "-f", "{provided}"]\nunused = ['
+    )
+    text = text.replace(
+        "command = ", f'install = "concbench setup --provide mine"\nprovide = ["touch", "{provided}"]\ncommand = '
+    )
+    manifest.write_text(text.replace("unused = [", "#"))
+    run = ["run", "--runtimes", mine["folder"], "-r", "mine", "-w", "spawn", "--profile", "smoke", "--db", mine["db"]]
+    before = concbench("doctor", "--runtimes", mine["folder"]).stdout
+    assert "mine             not found (concbench setup --provide mine)" in before, before
+    assert_one_line_error(
+        concbench("setup", "--runtimes", mine["folder"], "--provide", "nosuch"), "--provide nosuch", "mine"
+    )
+    done = concbench("setup", "--runtimes", mine["folder"], "--provide", "mine")
+    assert done.returncode == 0 and provided.exists(), done.stdout + done.stderr
+    after = concbench(*run)
+    assert after.returncode == 0 and "mine/thread" in after.stdout and "1/1" in after.stdout, after.stdout
+
+
+def test_a_failing_provide_command_is_one_line(mine):
+    manifest = mine["folder"] / "runtime.toml"
+    manifest.write_text(manifest.read_text().replace("command = ", 'provide = ["false"]\ncommand = '))
+    env = {**_environ(), "CONCBENCH_BUILTINS": "off"}  # all: only mine
+    done = concbench("setup", "--runtimes", mine["folder"], "--provide", "all", env=env)
+    assert_one_line_error(done, "mine: providing failed (false: exit 1)")

@@ -1,6 +1,8 @@
-"""Runtime manifests (runtimes/<name>/runtime.toml): how to detect and build
-a toolchain, the command that runs one trial, the mechanisms it offers and
-the cells it cannot express. Nothing here knows any particular language."""
+"""Runtime manifests (runtimes/<name>/runtime.toml): how to detect, provide
+and build a toolchain, the command that runs one trial, the mechanisms it
+offers and the cells it cannot express. A manifest may extend another, to run
+the same kit on another interpreter. Nothing here knows any particular
+language."""
 
 import subprocess
 from dataclasses import dataclass
@@ -12,7 +14,7 @@ import pydantic
 
 from . import paths
 from .errors import UserError
-from .toml_models import Strict, load_toml
+from .toml_models import Strict, read_toml, validated
 
 PROBE_TIMEOUT = 30
 PROBE_SAYS = 200  # characters of a failed probe's last line kept in the reason
@@ -59,6 +61,13 @@ class Manifest(Strict):
     # How to get a toolchain that no Debian package provides (Go, rustup's
     # cargo): said when detect fails, instead of an apt-get line.
     install: str | None = None
+    # How concbench gets that toolchain itself, on request (concbench setup
+    # --provide NAME): a long build, cached outside the repository, which
+    # install then names.
+    provide: list[str] = []
+    # The program that runs the kit, which detect, build, command and requires
+    # name as {interpreter}: a manifest that extends this one gives its own.
+    interpreter: str | None = None
     command: list[str] = pydantic.Field(min_length=1)
     build: list[str] = []
     options: dict[str, Option] = {}
@@ -73,6 +82,14 @@ class Manifest(Strict):
     # Mechanisms this runtime would offer but that cannot be had here, and why
     # (doctor and list name them, so that nobody takes their absence for an oversight).
     absent: dict[str, str] = {}
+
+    @pydantic.model_validator(mode="after")
+    def _interpreter_given(self):
+        commands = [self.detect, self.build, self.command, self.provide]
+        commands += [m.requires for m in self.mechanisms.values()]
+        if self.interpreter is None and any("{interpreter}" in arg for argv in commands for arg in argv):
+            raise ValueError("a command names {interpreter}, but the manifest gives no interpreter")
+        return self
 
 
 @dataclass(frozen=True)
@@ -93,20 +110,22 @@ def probe(argv: list[str]) -> Probe:
 
 
 class Runtime:
-    def __init__(self, folder: Path, manifest: Manifest):
+    def __init__(self, folder: Path, manifest: Manifest, kit: Path | None = None):
         self.folder = folder
         self.manifest = manifest
+        self.kit = kit or folder  # the folder of its workload files: the base's, for one that extends
         self.name = manifest.name
         self._requirements: dict[str, Probe] = {}
         self.build_error: str | None = None
 
     def expand(self, argv: list[str], options: tuple[str, ...] = ()) -> list[str]:
-        """Fill in {dir} and {options} (which becomes zero or more arguments)."""
+        """Fill in {dir}, {interpreter} and {options} (which becomes zero or more arguments)."""
         out = []
         for arg in argv:
             if arg == "{options}":
                 out += [a for o in options for a in self.manifest.options[o].args]
             else:
+                arg = arg.replace("{interpreter}", self.manifest.interpreter or "")
                 out.append(arg.replace("{dir}", str(self.folder)))
         return out
 
@@ -116,7 +135,7 @@ class Runtime:
         return self.manifest.warmup if own is None else own
 
     def implements(self, workload: str) -> bool:
-        return any((self.folder / "workloads").glob(f"{workload}.*"))
+        return any((self.kit / "workloads").glob(f"{workload}.*"))
 
     def na_reason(self, workload: str, mechanism: str, params: dict | None = None) -> str | None:
         """Why a cell cannot run here (with these parameters, if given), or None
@@ -185,6 +204,19 @@ class Runtime:
             last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             self.build_error = f"build failed ({' '.join(argv)}): {last[0]}"
 
+    def provide(self) -> None:
+        """Get the toolchain as the manifest's provide command does, its
+        output the user's to see; idempotent, as the command is."""
+        argv = self.expand(self.manifest.provide)
+        try:
+            done = subprocess.run(argv, stdin=subprocess.DEVNULL)
+        except OSError as e:
+            raise UserError(f"{self.name}: cannot provide ({' '.join(argv)}): {e}") from None
+        if done.returncode != 0:
+            raise UserError(
+                f"{self.name}: providing failed ({' '.join(argv)}: exit {done.returncode}); its output is above"
+            )
+
     def trial_command(self, options: tuple[str, ...]) -> list[str]:
         return self.expand(self.manifest.command, options)
 
@@ -196,12 +228,55 @@ def load_all(folders: list[Path] | None = None) -> dict[str, Runtime]:
     for folder in paths.Suite().runtime_dirs() if folders is None else folders:
         own = folder / "runtime.toml"
         for path in [own] if own.exists() else sorted(folder.glob("*/runtime.toml")):
-            manifest = load_toml(path, Manifest)
+            manifest, kit = read_manifest(path)
             if manifest.name != path.parent.name:
                 raise UserError(f"{path}: name {manifest.name!r} does not match its folder")
             if manifest.name in found:
                 raise UserError(
                     f"two runtimes named {manifest.name!r}: {found[manifest.name].folder} and {path.parent.resolve()}"
                 )
-            found[manifest.name] = Runtime(path.parent.resolve(), manifest)
+            found[manifest.name] = Runtime(path.parent.resolve(), manifest, kit)
     return found
+
+
+def read_manifest(path: Path) -> tuple[Manifest, Path]:
+    """A manifest, and the folder of the kit and workload files it runs.
+
+    A manifest may extend another (`extends`: that runtime's folder, relative
+    to this one's), whose kit and files it then runs: its values replace the
+    base's, tables merged key by key; the base's {dir} stays the base's
+    folder; the base's mechanisms this one lists as absent are left out."""
+    data = read_toml(path)
+    kit = path.parent.resolve()
+    if "extends" in data:
+        folder = data.pop("extends")
+        if not isinstance(folder, str):
+            raise UserError(f"{path}: extends: the folder of the runtime it extends, as a string")
+        base_path = (path.parent / folder).resolve() / "runtime.toml"
+        base = read_toml(base_path)
+        if "extends" in base:
+            raise UserError(f"{path}: extends {base_path}, which extends another: one level only")
+        kit = base_path.parent
+        data = _over(_pinned(base, str(kit)), data)
+        for name in data.get("absent", {}):
+            data["mechanisms"].pop(name, None)
+    return validated(path, data, Manifest), kit
+
+
+def _over(base: dict, own: dict) -> dict:
+    merged = dict(base)
+    for key, value in own.items():
+        both_tables = isinstance(value, dict) and isinstance(base.get(key), dict)
+        merged[key] = _over(base[key], value) if both_tables else value
+    return merged
+
+
+def _pinned(value, folder: str):
+    """The value with {dir} filled in as folder, in every string it holds."""
+    if isinstance(value, str):
+        return value.replace("{dir}", folder)
+    if isinstance(value, list):
+        return [_pinned(v, folder) for v in value]
+    if isinstance(value, dict):
+        return {k: _pinned(v, folder) for k, v in value.items()}
+    return value

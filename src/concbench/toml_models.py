@@ -16,12 +16,20 @@ class Strict(pydantic.BaseModel):
 
 
 def load_toml(path: Path, model: type[Model]) -> Model:
+    return validated(path, read_toml(path), model)
+
+
+def read_toml(path: Path) -> dict:
     try:
-        data = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except (OSError, UnicodeDecodeError) as e:
         raise UserError(f"{path}: cannot read: {e}") from None
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{path}: malformed TOML: {e}") from None
+
+
+def validated(path: Path, data: dict, model: type[Model]) -> Model:
+    """The data read from path as a model; a one-line error naming path."""
     try:
         return model.model_validate(data)
     except pydantic.ValidationError as e:

@@ -102,14 +102,23 @@ def _found(ok: bool) -> Text:
 @click.command()
 @click.option("--dry-run", is_flag=True, help="Only print what would be installed.")
 @click.option("--tests", is_flag=True, help="Also what the tests need (a browser for the HTML report).")
+@click.option(
+    "--provide",
+    "provided",
+    multiple=True,
+    metavar="RUNTIME",
+    help="Also build a runtime's toolchain that no package provides, as its manifest's provide "
+    "command does (ruby34: Ruby 3.4, about 8 minutes, once per machine); 'all' for every such runtime.",
+)
 @suite_options
-def setup(dry_run, tests, suite):
-    """Install the Debian packages the runtimes need (apt-get), if any are missing.
+def setup(dry_run, tests, provided, suite):
+    """Install the Debian packages the runtimes need (apt-get), if any are missing,
+    and build the toolchains --provide names, if not built yet.
 
     Prints nothing when everything is present."""
-    missing = system.missing_packages(
-        system.required_packages(list(runtimes.load_all(suite.runtime_dirs()).values()), tests)
-    )
+    found = runtimes.load_all(suite.runtime_dirs())
+    to_provide = _to_provide(found, provided)
+    missing = system.missing_packages(system.required_packages(list(found.values()), tests))
     if missing:
         console.print(printable(f"{'would install' if dry_run else 'installing'}: {' '.join(missing)}"))
         if not dry_run:
@@ -122,4 +131,23 @@ def setup(dry_run, tests, suite):
                 system.install(optional)
             except UserError as e:
                 console.print(printable(f"{e}: the tests that need {' '.join(optional)} will be skipped"))
+    for rt in to_provide:
+        if dry_run:
+            console.print(printable(f"would provide: {rt.name} ({' '.join(rt.expand(rt.manifest.provide))})"))
+        else:
+            rt.provide()
     return 0
+
+
+def _to_provide(found: dict[str, runtimes.Runtime], names: tuple[str, ...]) -> list[runtimes.Runtime]:
+    """The runtimes --provide names ('all': every one with a provide command)."""
+    providable = {name: rt for name, rt in found.items() if rt.manifest.provide}
+    if "all" in names:
+        return list(providable.values())
+    for name in names:
+        if name not in providable:
+            offered = ", ".join(providable) or "none"
+            raise UserError(
+                f"--provide {name}: no runtime of that name has a provide command (those that do: {offered})"
+            )
+    return [providable[name] for name in dict.fromkeys(names)]
