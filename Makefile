@@ -18,14 +18,11 @@ BUDGET ?= 40m
 bench: setup
 	@$(CONCBENCH) run --budget $(BUDGET); status=$$?; $(CONCBENCH) report || exit $$?; exit $$status
 
-# The toolchains concbench builds itself first (Ruby 3.4 for ruby34: about
-# 8 minutes, once per machine), then the kits' own unit tests (the Rust
-# kit's: its LCG's draws, monoio's yield), then the harness's tests, which run
-# every cell's smoke profile and start a throwaway PostgreSQL server (-rs: a
-# skipped test says why; --durations: the slowest, for keeping the whole
-# under 20 minutes).
+# The kits' own unit tests first (the Rust kit's: its LCG's draws, monoio's
+# yield), then the harness's tests, which run every cell's smoke profile
+# and start a throwaway PostgreSQL server (-rs: a skipped test says why;
+# --durations: the slowest, for keeping the whole under 20 minutes).
 test: lint
-	@$(CONCBENCH) setup --provide all
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo test --release --quiet --locked --target-dir build; fi
 	@$(VENV)/bin/pytest -q -rs --durations=15
 
@@ -38,14 +35,18 @@ test: lint
 # -Werror, the Java kit with javac -Xlint -Werror, the Erlang kit with erlc
 # +warnings_as_errors: OTP 25 ships no formatter, and erlfmt comes from
 # hex.pm, which this project's machines do not reach).
-# What the tests need is installed first (hlint, and a browser for the report).
+# What the tests need is installed first (hlint, and a browser for the
+# report), and the toolchains concbench builds itself (Ruby 3.4 for ruby34:
+# about 8 minutes, once per machine), whose Ruby checks the Ruby kit too.
 lint: setup
-	@$(CONCBENCH) setup --tests
+	@$(CONCBENCH) setup --tests --provide all
 	@$(VENV)/bin/ruff check -q src tests docs/template docs/tools
 	@$(VENV)/bin/ruff format -q --check src tests docs/template docs/tools
 	@if command -v python3 >/dev/null; then $(VENV)/bin/ruff check -q runtimes/python && $(VENV)/bin/ruff format -q --check runtimes/python; fi
 	@cd runtimes/haskell && hints=$$(hlint -XNoPatternSynonyms .) || { echo "$$hints"; exit 1; }
-	@for file in runtimes/ruby/*.rb runtimes/ruby/lib/*.rb runtimes/ruby/workloads/*.rb runtimes/ruby/test/*.rb; do ruby -wc $$file >/dev/null || exit 1; done
+	@ruby34=$$($(MAKE) -s -C runtimes/ruby34 detect >/dev/null 2>&1 && echo runtimes/ruby34/build/ruby); \
+	for ruby in ruby $$ruby34; do for file in runtimes/ruby/*.rb runtimes/ruby/lib/*.rb runtimes/ruby/workloads/*.rb runtimes/ruby/test/*.rb; do \
+		$$ruby -wc $$file >/dev/null || exit 1; done; done
 	@if command -v go >/dev/null; then cd runtimes/go && unformatted=$$(gofmt -l .) && \
 		{ [ -z "$$unformatted" ] || { echo "gofmt: $$unformatted"; exit 1; }; } && GOTOOLCHAIN=local go vet ./...; fi
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo fmt --check && \
