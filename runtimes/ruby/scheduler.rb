@@ -91,16 +91,31 @@ module Concbench
       result
     end
 
-    # Reads at least length bytes (one read if length is 0) into the buffer;
-    # the bytes read, 0 at end of file, or -errno.
-    def io_read(io, buffer, length)
-      transfer(io, length, POLLIN) { |offset| read_some(io.fileno, buffer, offset, buffer.size - offset) }
+    # Reads at least length bytes (one read if length is 0) into the buffer
+    # from offset on (Ruby 3.2 and later pass the offset; 3.1 does not); the
+    # bytes read, 0 at end of file, or -errno.
+    def io_read(io, buffer, length, offset = 0)
+      transfer(io, length, POLLIN) { |done| read_some(io.fileno, buffer, offset + done, buffer.size - offset - done) }
     end
 
-    # Writes the buffer, at least length bytes of it (one write if length is
-    # 0); the bytes written, or -errno.
-    def io_write(io, buffer, length)
-      transfer(io, length, POLLOUT) { |offset| write_some(io.fileno, buffer, offset, buffer.size - offset) }
+    # Writes the buffer from offset on, at least length bytes of it (one
+    # write if length is 0); the bytes written, or -errno.
+    def io_write(io, buffer, length, offset = 0)
+      transfer(io, length, POLLOUT) { |done| write_some(io.fileno, buffer, offset + done, buffer.size - offset - done) }
+    end
+
+    # IO#pread and IO#pwrite (Ruby 3.3 and later call these hooks, 3.2's
+    # IO::Buffer#pread and #pwrite too): as io_read and io_write, at the
+    # file's position from. Ruby 3.1's hooks of these names take other
+    # arguments and only IO::Buffer calls them: left to Ruby there.
+    if RUBY_VERSION >= "3.2"
+      def io_pread(io, buffer, from, length, offset)
+        transfer(io, length, POLLIN) { |done| read_some(io.fileno, buffer, offset + done, buffer.size - offset - done, from + done) }
+      end
+
+      def io_pwrite(io, buffer, from, length, offset)
+        transfer(io, length, POLLOUT) { |done| write_some(io.fileno, buffer, offset + done, buffer.size - offset - done, from + done) }
+      end
     end
 
     # ---- time ---------------------------------------------------------------
@@ -282,7 +297,9 @@ module Concbench
 
     private
 
-    def read_some(fd, buffer, offset, length) = submit { |id| @events.read(id, fd, buffer, offset, length) }
+    def read_some(fd, buffer, offset, length, position = -1)
+      submit { |id| @events.read(id, fd, buffer, offset, length, position) }
+    end
 
     def write_some(fd, buffer, offset, length, position = -1)
       submit { |id| @events.write(id, fd, buffer, offset, length, position) }
@@ -296,9 +313,9 @@ module Concbench
 
     private
 
-    def read_some(fd, buffer, offset, length) = @events.read_now(fd, buffer, offset, length)
+    def read_some(fd, buffer, offset, length, position = -1) = @events.read_now(fd, buffer, offset, length, position)
 
-    def write_some(fd, buffer, offset, length) = @events.write_now(fd, buffer, offset, length)
+    def write_some(fd, buffer, offset, length, position = -1) = @events.write_now(fd, buffer, offset, length, position)
   end
 
   # What a workload written for async's tasks uses: async { } starts a fiber

@@ -229,6 +229,31 @@ module SchedulerCases
     assert_match(/2 fibers blocked with nothing left to wake them \(Concbench::Scheduler::Deadlock\)/, output)
   end
 
+  # IO#pwrite and #pread, mutex-io's write: through the scheduler's hooks
+  # from Ruby 3.3 on; on 3.1 Ruby makes them itself.
+  def test_positioned_reads_and_writes_land_where_they_are_told
+    path = File.join(Dir.tmpdir, "concbench-hooks-#{Process.pid}")
+    File.write(path, "." * 10)
+    called = []
+    got = with_scheduler do |scheduler|
+      %i[io_pread io_pwrite].each do |hook|
+        scheduler.singleton_class.define_method(hook) { |*args| called << hook; super(*args) } if scheduler.respond_to?(hook)
+      end
+      File.open(path, File::RDWR) do |file|
+        read = nil
+        Fiber.schedule { file.pwrite("ab", 4) }
+        Fiber.schedule { sleep 0.01; read = file.pread(2, 3) }
+        Fiber.scheduler.run
+        read
+      end
+    end
+    assert_equal "....ab....", File.read(path)
+    assert_equal ".a", got
+    assert_equal(RUBY_VERSION >= "3.3" ? %i[io_pwrite io_pread] : [], called)
+  ensure
+    File.delete(path) if File.exist?(path)
+  end
+
   def test_a_regular_file_is_always_ready
     ready = with_scheduler do
       File.open(__FILE__) { |file| file.wait_readable(1) }

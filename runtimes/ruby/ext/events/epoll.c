@@ -286,23 +286,27 @@ static VALUE set_cancel(VALUE self, VALUE id, VALUE target)
     return self;
 }
 
-/* #read_now(fd, buffer, offset, length): read(2) into buffer[offset,
- * length] at once; the bytes read, or -errno (-EAGAIN: poll, then again). */
-static VALUE set_read_now(VALUE self, VALUE fd, VALUE buffer, VALUE offset, VALUE length)
+/* #read_now(fd, buffer, offset, length, position): read(2) into
+ * buffer[offset, length] at once, or pread(2) at the file's position if not
+ * -1; the bytes read, or -errno (-EAGAIN: poll, then again). */
+static VALUE set_read_now(VALUE self, VALUE fd, VALUE buffer, VALUE offset, VALUE length, VALUE position)
 {
     unsigned count;
     char *at = buffer_span(buffer, true, offset, length, &count);
-    ssize_t n = read(NUM2INT(fd), at, count);
+    off_t from = NUM2OFFT(position);
+    ssize_t n = from < 0 ? read(NUM2INT(fd), at, count) : pread(NUM2INT(fd), at, count, from);
     return SSIZET2NUM(n < 0 ? -errno : n);
 }
 
-/* #write_now(fd, buffer, offset, length): write(2) of buffer[offset,
- * length] at once; the bytes written, or -errno. */
-static VALUE set_write_now(VALUE self, VALUE fd, VALUE buffer, VALUE offset, VALUE length)
+/* #write_now(fd, buffer, offset, length, position): write(2) of
+ * buffer[offset, length] at once, or pwrite(2) at the file's position if
+ * not -1; the bytes written, or -errno. */
+static VALUE set_write_now(VALUE self, VALUE fd, VALUE buffer, VALUE offset, VALUE length, VALUE position)
 {
     unsigned count;
     const char *at = buffer_span(buffer, false, offset, length, &count);
-    ssize_t n = write(NUM2INT(fd), at, count);
+    off_t from = NUM2OFFT(position);
+    ssize_t n = from < 0 ? write(NUM2INT(fd), at, count) : pwrite(NUM2INT(fd), at, count, from);
     return SSIZET2NUM(n < 0 ? -errno : n);
 }
 
@@ -385,8 +389,8 @@ void init_epoll(VALUE concbench)
     rb_define_method(epoll, "poll", set_poll, 3);
     rb_define_method(epoll, "timeout", set_timeout, 2);
     rb_define_method(epoll, "cancel", set_cancel, 2);
-    rb_define_method(epoll, "read_now", set_read_now, 4);
-    rb_define_method(epoll, "write_now", set_write_now, 4);
+    rb_define_method(epoll, "read_now", set_read_now, 5);
+    rb_define_method(epoll, "write_now", set_write_now, 5);
     rb_define_method(epoll, "wait", set_wait, 1);
     rb_define_method(epoll, "counts", set_counts, 0);
     rb_define_method(epoll, "close", set_close, 0);

@@ -92,14 +92,15 @@ static struct io_uring_sqe *sqe_for(struct ring *r)
     return sqe;
 }
 
-/* #read(id, fd, buffer, offset, length): read into buffer[offset, length]. */
-static VALUE ring_read(VALUE self, VALUE id, VALUE fd, VALUE buffer, VALUE offset, VALUE length)
+/* #read(id, fd, buffer, offset, length, position): read into buffer[offset,
+ * length] from the file's position (a pread), or where it stands if -1. */
+static VALUE ring_read(VALUE self, VALUE id, VALUE fd, VALUE buffer, VALUE offset, VALUE length, VALUE position)
 {
     struct ring *r = get_ring(self);
     unsigned count;
     char *at = buffer_span(buffer, true, offset, length, &count);
     struct io_uring_sqe *sqe = sqe_for(r);
-    io_uring_prep_read(sqe, NUM2INT(fd), at, count, (__u64)-1);
+    io_uring_prep_read(sqe, NUM2INT(fd), at, count, (__u64)NUM2LL(position));
     io_uring_sqe_set_data64(sqe, NUM2ULL(id));
     return self;
 }
@@ -213,7 +214,7 @@ void init_ring(VALUE concbench)
     VALUE ring = rb_define_class_under(concbench, "Ring", rb_cObject);
     rb_define_alloc_func(ring, ring_alloc);
     rb_define_method(ring, "initialize", ring_initialize, 1);
-    rb_define_method(ring, "read", ring_read, 5);
+    rb_define_method(ring, "read", ring_read, 6);
     rb_define_method(ring, "write", ring_write, 6);
     rb_define_method(ring, "poll", ring_poll, 3);
     rb_define_method(ring, "timeout", ring_timeout, 2);
