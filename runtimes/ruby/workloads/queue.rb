@@ -1,3 +1,4 @@
+require "io/wait"
 require_relative "../lib/stock_queue"
 
 module Workloads
@@ -48,8 +49,8 @@ module Workloads
     # finds the pipe full waits too (runtime.toml's note). Ruby's pipes are
     # non-blocking (IO#nonblock? is true since 3.0; blocking calls wait in
     # poll): a unit first tries read_nonblock (write_nonblock), and only if
-    # that finds the pipe empty (full) counts `blocked` and waits in sysread
-    # (write). Every child reports [count, sum, blocked] through a pipe.
+    # that finds the pipe empty (full) counts `blocked` and waits (read_record;
+    # write). Every child reports [count, sum, blocked] through a pipe.
     def self.process(groups:, producers:, consumers:, items:, capacity:)
       raise Kit::Refusal, "a pipe's capacity is the kernel's: capacity must be 0" unless capacity.zero?
       results, report = IO.pipe
@@ -70,7 +71,7 @@ module Workloads
               record = reader.read_nonblock(8, exception: false)
               if record == :wait_readable
                 blocked += 1
-                record = reader.sysread(8)
+                record = read_record(reader)
               end
               record.unpack1("Q<").nonzero? || STOP
             end
@@ -138,6 +139,16 @@ module Workloads
         sum += v
       end
       [count, sum]
+    end
+
+    # Waits for a record and reads it. Another consumer may take the record
+    # a wake-up announced: wait again. (Ruby 3.1's sysread waited on a
+    # non-blocking pipe; 3.4's raises EAGAIN.)
+    def self.read_record(reader)
+      while (record = reader.read_nonblock(8, exception: false)) == :wait_readable
+        reader.wait_readable
+      end
+      record
     end
 
     # Writes one record: 1 if the pipe was full and the write had to wait, else 0.
