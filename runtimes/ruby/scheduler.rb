@@ -1,37 +1,83 @@
-# One Fiber::Scheduler on two event sources, concbench's own (issue 15; not
-# UringMachine): UringScheduler on one io_uring (Concbench::Ring,
-# ext/events/ring.c) and EpollScheduler on one epoll set (Concbench::Epoll,
-# ext/events/epoll.c). One design with two back ends, so that a table can
-# tell io_uring against epoll apart from this scheduler against async's.
+# Concbench's own Fiber::Scheduler (issue 15; not UringMachine), on two
+# event sources: UringScheduler on one io_uring, EpollScheduler on one epoll
+# set. Their loops differ in language, a difference the tables carry:
 #
-# Each fiber that must wait submits one operation with an id of its own and
-# yields to the loop (#run); the loop submits what is prepared, waits for
-# completions (the GVL released) and resumes each fiber with its result.
-# The back ends differ in reads and writes only: on the ring they are io_uring
-# reads and writes into the IO::Buffer Ruby hands over (so a file write
-# yields as a pipe write does); on epoll they are made at once and, when the
-# descriptor would block, again after a poll. Fibers blocked on a Mutex, Queue
-# or ConditionVariable (#block) are resumed from the ready list (#unblock); an
-# unblock from another thread wakes the loop through a pipe whose read end is
-# always polled.
+# - UringScheduler is Concbench::Ring (ext/events/ring.c, issue 34): the
+#   ring, the waiting fibers and the completion loop in C, after
+#   UringMachine's design. Its hooks are C methods; a fiber that must wait
+#   submits an operation (a C struct, no Ruby object) and yields to the
+#   loop, which resumes it from C when the completion arrives. It also
+#   offers the direct API the uring_direct row calls: read, write and sleep,
+#   and a Mutex and a Queue whose waiters are fibers parked in C.
+# - EpollScheduler is issue 15's loop, in Ruby, on Concbench::Epoll
+#   (ext/events/epoll.c): each fiber that must wait submits a poll or a
+#   timeout with an id of its own and yields to the loop (#run); the loop
+#   waits for events (the GVL released) and resumes each fiber with its
+#   result. Reads and writes are made at once and, when the descriptor would
+#   block, again after a poll. It has not been moved onto the C core (time
+#   ran out in issue 34): ruby/uring against ruby/epoll compares a C loop on
+#   io_uring with a Ruby loop on epoll, not the event sources alone.
+#
+# Both: fibers blocked on a Mutex, Queue or ConditionVariable (#block) are
+# resumed from a ready list (#unblock); an unblock from another thread wakes
+# the loop through a descriptor it always polls; fibers left blocked with
+# nothing to wake them raise Deadlock.
+module Concbench
+  # What both schedulers share.
+  class Scheduler
+    # The block's fibers waited on one another with nothing in flight to wake
+    # them and no other thread to: a deadlock, which threads would end with a
+    # fatal error too.
+    class Deadlock < StandardError; end
+
+    def fiber(&block)
+      fiber = Fiber.new(blocking: false, &block)
+      fiber.resume
+      fiber
+    end
+
+    def process_wait(pid, flags)
+      Thread.new { Process::Status.wait(pid, flags) }.value
+    end
+
+    # Runs the block in a fiber under a new scheduler on this thread, with a
+    # Task to start and await fibers, as async's Sync does; returns its value
+    # once every fiber has finished (the scheduler closed).
+    def self.sync
+      scheduler = new
+      Fiber.set_scheduler(scheduler)
+      result = nil
+      Fiber.schedule { result = yield Task.new(scheduler) }
+      Fiber.set_scheduler(nil) # runs the loop to the end
+      result
+    end
+
+    private
+
+    def raise_deadlock(blocked) = raise(Deadlock, "#{blocked} fibers blocked with nothing left to wake them")
+  end
+end
+
+# Concbench::Ring (a Scheduler) and Concbench::Epoll.
 require_relative "build/#{RbConfig::CONFIG["ruby_version"]}/concbench_events"
 
 module Concbench
-  class Scheduler
+  # The scheduler on io_uring, its core in C (ring.c).
+  class UringScheduler < Ring
+    def initialize = super(256)
+  end
+
+  # The scheduler on epoll, its loop in Ruby: reads and writes are made at
+  # once (#transfer polls and tries again when they would block).
+  class EpollScheduler < Scheduler
     POLLIN = 0x001
     POLLOUT = 0x004
     EAGAIN = Errno::EAGAIN::Errno
     ETIME = Errno::ETIME::Errno
     WAKEUP = 0 # the id of the wake-up pipe's poll
 
-    # The block's fibers waited on one another with nothing in flight to wake
-    # them and no other thread to: a deadlock, which threads would end with a
-    # fatal error too.
-    class Deadlock < StandardError; end
-
-    # events: a Concbench::Ring or Concbench::Epoll.
-    def initialize(events)
-      @events = events
+    def initialize
+      @events = Epoll.new(256)
       @ids = 0
       @waiting = {} # id => the fiber its completion resumes
       @alarms = {}  # id => [fiber, exception, message]: #timeout_after's
@@ -51,13 +97,7 @@ module Concbench
     # What the event source has done: submissions and system calls.
     def counts = @events.counts
 
-    # ---- fibers -------------------------------------------------------------
-
-    def fiber(&block)
-      fiber = Fiber.new(blocking: false, &block)
-      fiber.resume
-      fiber
-    end
+    # ---- the loop -----------------------------------------------------------
 
     # The loop: until no fiber waits for an operation or a wake-up. @ready is
     # read and changed without a lock: Array#<<, #shift and #empty? are single
@@ -66,7 +106,7 @@ module Concbench
       while true
         resume_ready
         break if @waiting.empty? && @blocking.empty?
-        raise Deadlock, "#{@blocking.size} fibers blocked with nothing left to wake them" if deadlocked?
+        raise_deadlock(@blocking.size) if deadlocked?
         @events.wait(@ready.empty?) { |id, result| complete(id, result) }
       end
     end
@@ -150,26 +190,10 @@ module Concbench
       @wake.write_nonblock(".", exception: false) unless Thread.current == @thread
     end
 
-    def process_wait(pid, flags)
-      Thread.new { Process::Status.wait(pid, flags) }.value
-    end
-
     # Lets every other ready fiber run, then goes on (a Task's yield).
     def pass
       @ready << Fiber.current
       suspend(Fiber.current)
-    end
-
-    # Runs the block in a fiber under a new scheduler on this thread, with a
-    # Task to start and await fibers, as async's Sync does; returns its value
-    # once every fiber has finished (the scheduler closed).
-    def self.sync
-      scheduler = new
-      Fiber.set_scheduler(scheduler)
-      result = nil
-      Fiber.schedule { result = yield Task.new(scheduler) }
-      Fiber.set_scheduler(nil) # runs the loop to the end
-      result
     end
 
     private
@@ -267,51 +291,6 @@ module Concbench
     def deadlocked?
       @waiting.empty? && @ready.empty? && !@blocking.empty? && Thread.list.none? { |t| t != @thread && t.alive? }
     end
-  end
-
-  # The scheduler on io_uring: reads and writes are ring operations.
-  class UringScheduler < Scheduler
-    def initialize = super(Ring.new(256))
-
-    # The direct path (mechanism uring_direct): the ring's read and write,
-    # called by a fiber on a descriptor, with no Ruby IO in between (as
-    # UringMachine's own API is used). One read of up to length bytes into
-    # the buffer: the bytes read, 0 at end of file.
-    def read(fd, buffer, length)
-      result = read_some(fd, buffer, 0, length)
-      raise SystemCallError.new("read", -result) if result.negative?
-      result
-    end
-
-    # Writes length bytes of the buffer, at the file's position if one is
-    # given (a pwrite); returns length.
-    def write(fd, buffer, length, position = -1)
-      done = 0
-      while done < length
-        result = write_some(fd, buffer, done, length - done, position.negative? ? -1 : position + done)
-        raise SystemCallError.new("write", -result) if result.negative?
-        done += result
-      end
-      length
-    end
-
-    private
-
-    def read_some(fd, buffer, offset, length, position = -1)
-      submit { |id| @events.read(id, fd, buffer, offset, length, position) }
-    end
-
-    def write_some(fd, buffer, offset, length, position = -1)
-      submit { |id| @events.write(id, fd, buffer, offset, length, position) }
-    end
-  end
-
-  # The scheduler on epoll: reads and writes are made at once (#transfer
-  # polls and tries again when they would block).
-  class EpollScheduler < Scheduler
-    def initialize = super(Epoll.new(256))
-
-    private
 
     def read_some(fd, buffer, offset, length, position = -1) = @events.read_now(fd, buffer, offset, length, position)
 

@@ -7,6 +7,7 @@
 #define CONCBENCH_EVENTS_H
 
 #include <ruby.h>
+#include <ruby/io.h>
 #include <ruby/io/buffer.h>
 #include <ruby/thread.h>
 #include <stdbool.h>
