@@ -32,6 +32,7 @@
 #include <errno.h>
 #include <liburing.h>
 #include <poll.h>
+#include <ruby/fiber/scheduler.h>
 #include <ruby/st.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -45,7 +46,7 @@ enum kind {
     OP_ALARM,   /* #timeout_after's: raises into the fiber */
 };
 
-enum place { NOWHERE, IN_FLIGHT, READY, BLOCKED };
+enum place { NOWHERE, IN_FLIGHT, READY, BLOCKED, PARKED };   /* PARKED: on a Mutex's or Queue's waiters */
 
 struct op {
     struct op *prev, *next;   /* on the ring's list for its place, or its free list */
@@ -57,7 +58,6 @@ struct op {
     VALUE buffer;             /* kept alive while the kernel may use its memory */
     VALUE exception, message; /* an alarm's */
     struct op *peer;          /* a block's timer, and the timer's block */
-    struct op *waiting_next;  /* next in a mutex's or queue's waiters */
     struct __kernel_timespec ts;
 };
 
@@ -66,6 +66,7 @@ struct ring {
     bool open;
     unsigned pending;           /* prepared, not yet submitted */
     unsigned awaited;           /* ops in flight that a fiber waits for */
+    unsigned parked;            /* fibers waiting on a Mutex or a Queue */
     struct op flight, ready;    /* list heads */
     struct op *free;
     st_table *blocked;          /* fiber => its OP_BLOCK */
@@ -101,9 +102,13 @@ static void list_remove(struct op *op)
     op->prev = op->next = NULL;
 }
 
+/* Moves an op to a list or the table of blocked fibers, or off them
+ * (NOWHERE); PARKED ops are pushed on their waiters list by park(). */
 static void place(struct ring *r, struct op *op, enum place where)
 {
-    if (op->place == IN_FLIGHT || op->place == READY)
+    if (op->place == PARKED)
+        r->parked--;
+    if (op->place == IN_FLIGHT || op->place == READY || op->place == PARKED)
         list_remove(op);
     else if (op->place == BLOCKED) {
         st_data_t key = (st_data_t)op->fiber;
@@ -438,7 +443,7 @@ static void resume_ready(struct ring *r)
  * lives to unblock them. */
 static bool deadlocked(struct ring *r)
 {
-    return !r->awaited && list_empty(&r->ready) && r->blocked->num_entries && rb_thread_alone();
+    return !r->awaited && list_empty(&r->ready) && (r->blocked->num_entries || r->parked) && rb_thread_alone();
 }
 
 /* #run: resumes fibers until none waits for an operation or a wake-up. */
@@ -447,10 +452,10 @@ static VALUE ring_run(VALUE self)
     struct ring *r = get_ring(self);
     while (true) {
         resume_ready(r);
-        if (!r->open || (!r->awaited && !r->blocked->num_entries))
+        if (!r->open || (!r->awaited && !r->blocked->num_entries && !r->parked))
             return Qnil;
         if (deadlocked(r))
-            rb_funcall(self, id_raise_deadlock, 1, ULONG2NUM(r->blocked->num_entries));
+            rb_funcall(self, id_raise_deadlock, 1, ULONG2NUM(r->blocked->num_entries + r->parked));
         reap(r, list_empty(&r->ready));
     }
 }
@@ -777,6 +782,192 @@ static VALUE ring_pass(VALUE self)
     return Qnil;
 }
 
+/* ---- the direct API's Mutex and Queue ------------------------------------------- */
+
+/* A waiters list: fibers parked in C until a hand-off (unlock, push, pop)
+ * moves them to the ring's ready list. The list's owner marks them. */
+static void mark_waiters(const struct op *head)
+{
+    for (const struct op *op = head->next; op != head; op = op->next)
+        rb_gc_mark(op->fiber);
+}
+
+/* The current fiber's ring: the thread's scheduler, which must be one. */
+static struct ring *current_ring(void)
+{
+    return get_ring(rb_fiber_scheduler_current());
+}
+
+/* Parks the current fiber on waiters until woken (true). */
+static bool park(struct ring *r, struct op *waiters)
+{
+    struct op *op = op_new(r, OP_BLOCK);
+    op->place = PARKED;
+    list_push(waiters, op);
+    r->parked++;
+    return await(r, op);
+}
+
+/* Wakes the first fiber parked on waiters, if any; whether one was. */
+static bool wake_first(struct ring *r, struct op *waiters)
+{
+    if (list_empty(waiters))
+        return false;
+    struct op *op = waiters->next;
+    op->result = 1;
+    op->done = true;
+    place(r, op, READY);
+    return true;
+}
+
+/* Concbench::Ring::Mutex: a lock for fibers under a Ring, as stock Mutex's
+ * interface (try_lock, lock, unlock, synchronize); unlock hands it to the
+ * first waiter, so a fiber woken holds it. */
+struct mutex {
+    bool locked;
+    struct op waiters;
+};
+
+static void mutex_mark(void *p) { mark_waiters(&((struct mutex *)p)->waiters); }
+
+static size_t mutex_size(const void *p) { return sizeof(struct mutex); }
+
+static const rb_data_type_t mutex_type = {
+    .wrap_struct_name = "Concbench::Ring::Mutex",
+    .function = {.dmark = mutex_mark, .dfree = RUBY_TYPED_DEFAULT_FREE, .dsize = mutex_size},
+    .flags = RUBY_TYPED_FREE_IMMEDIATELY,
+};
+
+static VALUE mutex_alloc(VALUE klass)
+{
+    struct mutex *m;
+    VALUE self = TypedData_Make_Struct(klass, struct mutex, &mutex_type, m);
+    list_init(&m->waiters);
+    return self;
+}
+
+static struct mutex *get_mutex(VALUE self)
+{
+    struct mutex *m;
+    TypedData_Get_Struct(self, struct mutex, &mutex_type, m);
+    return m;
+}
+
+static VALUE mutex_try_lock(VALUE self)
+{
+    struct mutex *m = get_mutex(self);
+    if (m->locked)
+        return Qfalse;
+    m->locked = true;
+    return Qtrue;
+}
+
+static VALUE mutex_lock(VALUE self)
+{
+    struct mutex *m = get_mutex(self);
+    if (m->locked)
+        park(current_ring(), &m->waiters);   /* woken holding it */
+    else
+        m->locked = true;
+    return self;
+}
+
+static VALUE mutex_unlock(VALUE self)
+{
+    struct mutex *m = get_mutex(self);
+    if (!m->locked)
+        rb_raise(rb_eThreadError, "the mutex is not locked");
+    if (list_empty(&m->waiters))
+        m->locked = false;
+    else
+        wake_first(current_ring(), &m->waiters);   /* it holds the lock now */
+    return self;
+}
+
+static VALUE mutex_synchronize(VALUE self)
+{
+    mutex_lock(self);
+    return rb_ensure(rb_yield, Qnil, mutex_unlock, self);
+}
+
+/* Concbench::Ring::Queue.new(capacity = 0): a FIFO for fibers under a Ring,
+ * bounded unless capacity is 0, as stock Queue's interface (push or <<,
+ * pop, size, empty?). A push wakes the first fiber waiting to pop, a pop
+ * the first waiting to push; a woken fiber looks again. */
+struct queue {
+    VALUE items;   /* an Array */
+    long capacity;
+    struct op poppers, pushers;
+};
+
+static void queue_mark(void *p)
+{
+    struct queue *q = p;
+    rb_gc_mark(q->items);
+    mark_waiters(&q->poppers);
+    mark_waiters(&q->pushers);
+}
+
+static size_t queue_size(const void *p) { return sizeof(struct queue); }
+
+static const rb_data_type_t queue_type = {
+    .wrap_struct_name = "Concbench::Ring::Queue",
+    .function = {.dmark = queue_mark, .dfree = RUBY_TYPED_DEFAULT_FREE, .dsize = queue_size},
+    .flags = RUBY_TYPED_FREE_IMMEDIATELY,
+};
+
+static VALUE queue_alloc(VALUE klass)
+{
+    struct queue *q;
+    VALUE self = TypedData_Make_Struct(klass, struct queue, &queue_type, q);
+    q->items = Qnil;
+    list_init(&q->poppers);
+    list_init(&q->pushers);
+    return self;
+}
+
+static struct queue *get_queue(VALUE self)
+{
+    struct queue *q;
+    TypedData_Get_Struct(self, struct queue, &queue_type, q);
+    return q;
+}
+
+static VALUE queue_initialize(int argc, VALUE *argv, VALUE self)
+{
+    rb_check_arity(argc, 0, 1);
+    struct queue *q = get_queue(self);
+    RB_OBJ_WRITE(self, &q->items, rb_ary_new());
+    q->capacity = argc ? NUM2LONG(argv[0]) : 0;
+    return self;
+}
+
+static VALUE queue_push(VALUE self, VALUE value)
+{
+    struct queue *q = get_queue(self);
+    while (q->capacity && RARRAY_LEN(q->items) >= q->capacity)
+        park(current_ring(), &q->pushers);
+    rb_ary_push(q->items, value);
+    if (!list_empty(&q->poppers))
+        wake_first(current_ring(), &q->poppers);
+    return self;
+}
+
+static VALUE queue_pop(VALUE self)
+{
+    struct queue *q = get_queue(self);
+    while (RARRAY_LEN(q->items) == 0)
+        park(current_ring(), &q->poppers);
+    VALUE value = rb_ary_shift(q->items);
+    if (!list_empty(&q->pushers))
+        wake_first(current_ring(), &q->pushers);
+    return value;
+}
+
+static VALUE queue_length(VALUE self) { return LONG2NUM(RARRAY_LEN(get_queue(self)->items)); }
+
+static VALUE queue_empty_p(VALUE self) { return RARRAY_LEN(get_queue(self)->items) ? Qfalse : Qtrue; }
+
 void init_ring(VALUE concbench)
 {
     id_raise_deadlock = rb_intern("raise_deadlock");
@@ -800,4 +991,20 @@ void init_ring(VALUE concbench)
     rb_define_method(ring, "read", ring_read, 3);
     rb_define_method(ring, "write", ring_write, -1);
     rb_define_method(ring, "sleep", ring_kernel_sleep, -1);
+
+    VALUE mutex = rb_define_class_under(ring, "Mutex", rb_cObject);
+    rb_define_alloc_func(mutex, mutex_alloc);
+    rb_define_method(mutex, "try_lock", mutex_try_lock, 0);
+    rb_define_method(mutex, "lock", mutex_lock, 0);
+    rb_define_method(mutex, "unlock", mutex_unlock, 0);
+    rb_define_method(mutex, "synchronize", mutex_synchronize, 0);
+
+    VALUE queue = rb_define_class_under(ring, "Queue", rb_cObject);
+    rb_define_alloc_func(queue, queue_alloc);
+    rb_define_method(queue, "initialize", queue_initialize, -1);
+    rb_define_method(queue, "push", queue_push, 1);
+    rb_define_method(queue, "<<", queue_push, 1);
+    rb_define_method(queue, "pop", queue_pop, 0);
+    rb_define_method(queue, "size", queue_length, 0);
+    rb_define_method(queue, "empty?", queue_empty_p, 0);
 }
