@@ -224,7 +224,7 @@ module SchedulerCases
       queue = Thread::Queue.new
       2.times { Fiber.schedule { queue.pop } }
     RUBY
-    output = IO.popen(["ruby", "-e", script, scheduler_class.name.split("::").last, err: %i[child out]], &:read)
+    output = IO.popen([RbConfig.ruby, "-e", script, scheduler_class.name.split("::").last, err: %i[child out]], &:read)
     refute_predicate $?, :success?
     assert_match(/2 fibers blocked with nothing left to wake them \(Concbench::Scheduler::Deadlock\)/, output)
   end
