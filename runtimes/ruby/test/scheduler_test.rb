@@ -254,6 +254,73 @@ module SchedulerCases
     File.delete(path) if File.exist?(path)
   end
 
+  def test_the_cores_mutex_hands_off_to_its_waiters_in_order
+    log = with_scheduler do
+      mutex = Concbench::Core::Mutex.new
+      seen = []
+      Fiber.schedule { mutex.synchronize { seen << :a; sleep 0.01; seen << :a_done } }
+      %i[b c].each { |name| Fiber.schedule { seen << [name, mutex.try_lock]; mutex.lock; seen << name; mutex.unlock } }
+      Fiber.scheduler.run
+      seen
+    end
+    assert_equal [:a, [:b, false], [:c, false], :a_done, :b, :c], log
+  end
+
+  def test_the_cores_queue_parks_poppers_and_a_bounded_one_its_pushers
+    got = with_scheduler do
+      queue = Concbench::Core::Queue.new(2)
+      popped = []
+      full = []
+      Fiber.schedule { 3.times { popped << queue.pop } }
+      Fiber.schedule { 1.upto(8) { |v| full << queue.size if queue.size >= 2; queue << v } }
+      Fiber.schedule { 5.times { popped << queue.pop } }
+      Fiber.scheduler.run
+      [popped, full, queue.empty?]
+    end
+    popped, full, empty = got
+    assert_equal (1..8).to_a, popped.sort
+    refute_empty full # a push found the queue full and waited
+    assert empty
+  end
+
+  # A completion arriving for a fiber that something else resumed meanwhile
+  # resumes it once, for its own operation only.
+  def test_a_fiber_resumed_by_something_else_waits_on_for_its_completion
+    got = with_scheduler do
+      r, w = IO.pipe
+      reads = []
+      reader = Fiber.schedule { reads << r.read(5) }
+      Fiber.schedule do
+        reader.resume # a stray resume: the reader's read is still in the kernel
+        reads << :stray_resume_returned
+        sleep 0.01
+        w.write("hello")
+        w.close
+      end
+      Fiber.scheduler.run
+      reads
+    end
+    assert_equal [:stray_resume_returned, "hello"], got
+  end
+
+  def test_pipes_under_gc_stress
+    got = with_scheduler do
+      r, w = IO.pipe
+      received = +""
+      Fiber.schedule { while (chunk = r.read(10)) do received << chunk end }
+      Fiber.schedule do
+        GC.stress = true
+        20.times { |i| w.write(i.to_s.rjust(10, "0")); sleep 0 }
+      ensure
+        GC.stress = false
+        w.close
+      end
+      Fiber.scheduler.run
+      received
+    end
+    assert_equal 20.times.map { |i| i.to_s.rjust(10, "0") }.join, got
+  end
+
   def test_a_regular_file_is_always_ready
     ready = with_scheduler do
       File.open(__FILE__) { |file| file.wait_readable(1) }
@@ -303,56 +370,7 @@ class UringSchedulerTest < Minitest::Test
     File.delete(path) if File.exist?(path)
   end
 
-  # ---- the C core's own cases --------------------------------------------
-
-  def test_the_rings_mutex_hands_off_to_its_waiters_in_order
-    log = with_scheduler do
-      mutex = Concbench::Ring::Mutex.new
-      seen = []
-      Fiber.schedule { mutex.synchronize { seen << :a; sleep 0.01; seen << :a_done } }
-      %i[b c].each { |name| Fiber.schedule { seen << [name, mutex.try_lock]; mutex.lock; seen << name; mutex.unlock } }
-      Fiber.scheduler.run
-      seen
-    end
-    assert_equal [:a, [:b, false], [:c, false], :a_done, :b, :c], log
-  end
-
-  def test_the_rings_queue_parks_poppers_and_a_bounded_one_its_pushers
-    got = with_scheduler do
-      queue = Concbench::Ring::Queue.new(2)
-      popped = []
-      full = []
-      Fiber.schedule { 3.times { popped << queue.pop } }
-      Fiber.schedule { 1.upto(8) { |v| full << queue.size if queue.size >= 2; queue << v } }
-      Fiber.schedule { 5.times { popped << queue.pop } }
-      Fiber.scheduler.run
-      [popped, full, queue.empty?]
-    end
-    popped, full, empty = got
-    assert_equal (1..8).to_a, popped.sort
-    refute_empty full # a push found the queue full and waited
-    assert empty
-  end
-
-  # A completion arriving for a fiber that something else resumed meanwhile
-  # resumes it once, for its own operation only.
-  def test_a_fiber_resumed_by_something_else_waits_on_for_its_completion
-    got = with_scheduler do
-      r, w = IO.pipe
-      reads = []
-      reader = Fiber.schedule { reads << r.read(5) }
-      Fiber.schedule do
-        reader.resume # a stray resume: the reader's read is still in the kernel
-        reads << :stray_resume_returned
-        sleep 0.01
-        w.write("hello")
-        w.close
-      end
-      Fiber.scheduler.run
-      reads
-    end
-    assert_equal [:stray_resume_returned, "hello"], got
-  end
+  # ---- the C core's own cases, on the direct path ---------------------------
 
   # The readers' fibers and buffers are held by nothing but the ring while
   # the kernel has the reads: the ring must keep them alive.
@@ -390,23 +408,6 @@ class UringSchedulerTest < Minitest::Test
     assert_equal [Errno::EBADF, 0], outcomes
   end
 
-  def test_pipes_under_gc_stress
-    got = with_scheduler do
-      r, w = IO.pipe
-      received = +""
-      Fiber.schedule { while (chunk = r.read(10)) do received << chunk end }
-      Fiber.schedule do
-        GC.stress = true
-        20.times { |i| w.write(i.to_s.rjust(10, "0")); sleep 0 }
-      ensure
-        GC.stress = false
-        w.close
-      end
-      Fiber.scheduler.run
-      received
-    end
-    assert_equal 20.times.map { |i| i.to_s.rjust(10, "0") }.join, got
-  end
 end
 
 class EpollSchedulerTest < Minitest::Test

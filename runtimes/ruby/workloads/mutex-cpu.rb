@@ -30,7 +30,7 @@ module Workloads
     # The direct path: the ring's own lock (scheduler.rb), whose waiters are
     # fibers parked in C, as UringMachine's pure API's mutex is.
     def self.uring_direct(groups:, workers:, iterations:, &timed)
-      fibers(Concbench::Ring::Mutex, groups, workers, iterations, timed)
+      fibers(Concbench::Core::Mutex, groups, workers, iterations, timed)
     end
 
     # A task per unit under Kit.sync, each group's lock a `lock`.

@@ -35,7 +35,7 @@ module Workloads
     # lock, and waits for the lock parked in C, as UringMachine's pure API.
     def self.uring_direct(groups:, workers:, iterations:, size:, &timed)
       block = IO::Buffer.for("x" * size)
-      fibers(groups, workers, iterations, size, timed, Concbench::Ring::Mutex) do |file, at|
+      fibers(groups, workers, iterations, size, timed, Concbench::Core::Mutex) do |file, at|
         Fiber.scheduler.write(file.fileno, block, size, at)
       end
     end

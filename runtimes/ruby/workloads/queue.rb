@@ -35,7 +35,7 @@ module Workloads
     # fibers parked in C, as UringMachine's pure API's queue is; pushes and
     # pops counted as the stock queue's (stock_queue.rb: the same interface).
     def self.uring_direct(groups:, producers:, consumers:, items:, capacity:)
-      fibers(groups, producers, consumers, items, capacity) { Concbench::Ring::Queue.new(capacity) }
+      fibers(groups, producers, consumers, items, capacity) { Concbench::Core::Queue.new(capacity) }
     end
 
     # A task per unit under Kit.sync, each group's queue made by the block.
