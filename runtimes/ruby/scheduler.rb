@@ -1,57 +1,29 @@
-# One Fiber::Scheduler on two event sources, concbench's own (issue 15; not
-# UringMachine): UringScheduler on one io_uring (Concbench::Ring,
-# ext/events/ring.c) and EpollScheduler on one epoll set (Concbench::Epoll,
-# ext/events/epoll.c). One design with two back ends, so that a table can
-# tell io_uring against epoll apart from this scheduler against async's.
+# Concbench's own Fiber::Scheduler (issues 15 and 34; not UringMachine, but
+# after its design), on two event sources: UringScheduler on one io_uring,
+# EpollScheduler on one epoll set. Both are Concbench::Core
+# (ext/events/core.c), the scheduler in C: the waiting fibers and the loop
+# that reaps completions and resumes them from C, with the hooks as C
+# methods; a fiber that must wait hands an operation (a C struct, no Ruby
+# object) to the back end and yields to the loop. The back ends differ in
+# reads and writes only: on the ring they are io_uring reads and writes into
+# the IO::Buffer Ruby hands over (so a file write yields as a pipe write
+# does); on epoll they are made at once and, when the descriptor would
+# block, again after a poll. One design with two back ends, so that a table
+# can tell io_uring against epoll apart from this scheduler against async's.
 #
-# Each fiber that must wait submits one operation with an id of its own and
-# yields to the loop (#run); the loop submits what is prepared, waits for
-# completions (the GVL released) and resumes each fiber with its result.
-# The back ends differ in reads and writes only: on the ring they are io_uring
-# reads and writes into the IO::Buffer Ruby hands over (so a file write
-# yields as a pipe write does); on epoll they are made at once and, when the
-# descriptor would block, again after a poll. Fibers blocked on a Mutex, Queue
-# or ConditionVariable (#block) are resumed from the ready list (#unblock); an
-# unblock from another thread wakes the loop through a pipe whose read end is
-# always polled.
-require_relative "build/#{RbConfig::CONFIG["ruby_version"]}/concbench_events"
-
+# The core also offers the direct API the uring_direct row calls: read,
+# write and sleep, and a Mutex and a Queue whose waiters are fibers parked
+# in C. Fibers blocked on a stock Mutex, Queue or ConditionVariable (#block)
+# are resumed from the ready list (#unblock); an unblock from another thread
+# wakes the loop through an eventfd it always polls; fibers left blocked
+# with nothing to wake them raise Deadlock.
 module Concbench
+  # What both schedulers share.
   class Scheduler
-    POLLIN = 0x001
-    POLLOUT = 0x004
-    EAGAIN = Errno::EAGAIN::Errno
-    ETIME = Errno::ETIME::Errno
-    WAKEUP = 0 # the id of the wake-up pipe's poll
-
     # The block's fibers waited on one another with nothing in flight to wake
     # them and no other thread to: a deadlock, which threads would end with a
     # fatal error too.
     class Deadlock < StandardError; end
-
-    # events: a Concbench::Ring or Concbench::Epoll.
-    def initialize(events)
-      @events = events
-      @ids = 0
-      @waiting = {} # id => the fiber its completion resumes
-      @alarms = {}  # id => [fiber, exception, message]: #timeout_after's
-      @ready = []   # fibers unblocked, to be resumed by the loop
-      # Fibers suspended in #block or #pass: only these may be resumed from
-      # @ready. Stock Queue and Mutex may unblock a fiber that has already
-      # gone on (a spurious wake-up, which they allow for): resuming it then
-      # would wake it from whatever it waits for next, an I/O the kernel may
-      # still be writing into.
-      @blocking = {}
-      @wakeup, @wake = IO.pipe
-      @events.poll(WAKEUP, @wakeup.fileno, POLLIN)
-      @thread = Thread.current
-      @closed = false
-    end
-
-    # What the event source has done: submissions and system calls.
-    def counts = @events.counts
-
-    # ---- fibers -------------------------------------------------------------
 
     def fiber(&block)
       fiber = Fiber.new(blocking: false, &block)
@@ -59,105 +31,8 @@ module Concbench
       fiber
     end
 
-    # The loop: until no fiber waits for an operation or a wake-up. @ready is
-    # read and changed without a lock: Array#<<, #shift and #empty? are single
-    # C calls, in which no other thread runs under the GVL.
-    def run
-      while true
-        resume_ready
-        break if @waiting.empty? && @blocking.empty?
-        raise Deadlock, "#{@blocking.size} fibers blocked with nothing left to wake them" if deadlocked?
-        @events.wait(@ready.empty?) { |id, result| complete(id, result) }
-      end
-    end
-
-    def close
-      return if @closed
-      run
-      @closed = true
-      @events.close
-      @wakeup.close
-      @wake.close
-    end
-
-    # ---- I/O ----------------------------------------------------------------
-
-    # The events the descriptor is ready for (a one-shot poll), or false if
-    # timeout seconds pass first.
-    def io_wait(io, events, timeout = nil)
-      result = timeout ? poll_until(io.fileno, events, timeout) : submit { |id| @events.poll(id, io.fileno, events) }
-      return false if result == -ETIME
-      raise SystemCallError.new("poll", -result) if result.negative?
-      result
-    end
-
-    # Reads at least length bytes (one read if length is 0) into the buffer
-    # from offset on (Ruby 3.2 and later pass the offset; 3.1 does not); the
-    # bytes read, 0 at end of file, or -errno.
-    def io_read(io, buffer, length, offset = 0)
-      transfer(io, length, POLLIN) { |done| read_some(io.fileno, buffer, offset + done, buffer.size - offset - done) }
-    end
-
-    # Writes the buffer from offset on, at least length bytes of it (one
-    # write if length is 0); the bytes written, or -errno.
-    def io_write(io, buffer, length, offset = 0)
-      transfer(io, length, POLLOUT) { |done| write_some(io.fileno, buffer, offset + done, buffer.size - offset - done) }
-    end
-
-    # IO#pread and IO#pwrite (Ruby 3.3 and later call these hooks, 3.2's
-    # IO::Buffer#pread and #pwrite too): as io_read and io_write, at the
-    # file's position from. Ruby 3.1's hooks of these names take other
-    # arguments and only IO::Buffer calls them: left to Ruby there.
-    if RUBY_VERSION >= "3.2"
-      def io_pread(io, buffer, from, length, offset)
-        transfer(io, length, POLLIN) { |done| read_some(io.fileno, buffer, offset + done, buffer.size - offset - done, from + done) }
-      end
-
-      def io_pwrite(io, buffer, from, length, offset)
-        transfer(io, length, POLLOUT) { |done| write_some(io.fileno, buffer, offset + done, buffer.size - offset - done, from + done) }
-      end
-    end
-
-    # ---- time ---------------------------------------------------------------
-
-    def kernel_sleep(duration = nil)
-      return block(:sleep, nil) unless duration
-      submit { |id| @events.timeout(id, nanoseconds(duration)) }
-      nil
-    end
-
-    # Runs the block; if it takes more than duration seconds, raises the
-    # exception in its fiber wherever the fiber waits (Timeout.timeout).
-    def timeout_after(duration, exception, message)
-      alarm = next_id
-      @events.timeout(alarm, nanoseconds(duration))
-      @alarms[alarm] = [Fiber.current, exception, message]
-      yield duration
-    ensure
-      @events.cancel(next_id, alarm) if @alarms.delete(alarm)
-    end
-
-    # ---- Mutex, Queue, ConditionVariable --------------------------------------
-
-    # Suspends the fiber until #unblock (true), or until timeout seconds (false).
-    def block(_blocker, timeout = nil)
-      return suspend(Fiber.current) unless timeout
-      with_timer(timeout) { suspend(Fiber.current) } == true
-    end
-
-    def unblock(_blocker, fiber)
-      @ready << fiber
-      @wake.write_nonblock(".", exception: false) unless Thread.current == @thread
-    end
-
     def process_wait(pid, flags)
       Thread.new { Process::Status.wait(pid, flags) }.value
-    end
-
-    # Lets every other ready fiber run, then goes on (a Task's yield).
-    def pass
-      @ready << Fiber.current
-      suspend(Fiber.current)
     end
 
     # Runs the block in a fiber under a new scheduler on this thread, with a
@@ -174,148 +49,23 @@ module Concbench
 
     private
 
-    def next_id = (@ids += 1)
-
-    def nanoseconds(seconds) = (seconds * 1e9).round
-
-    def suspend(fiber)
-      @blocking[fiber] = true
-      Fiber.yield
-    ensure
-      @blocking.delete(fiber)
-    end
-
-    # Submits an operation for the current fiber and suspends it until the
-    # operation completes; its result. An exception raised into the fiber
-    # meanwhile (#timeout_after) waits for the operation to end first: the
-    # kernel may be using its buffer.
-    def submit
-      id = next_id
-      yield id
-      @waiting[id] = Fiber.current
-      Fiber.yield
-    rescue Exception # rubocop:disable Lint/RescueException -- re-raised
-      if @waiting.key?(id)
-        @events.cancel(next_id, id)
-        Fiber.yield while @waiting.key?(id)
-      end
-      raise
-    end
-
-    # Runs the block (which suspends the fiber) with a timeout that resumes
-    # the fiber with -ETIME; the block's value.
-    def with_timer(timeout)
-      timer = next_id
-      @events.timeout(timer, nanoseconds(timeout))
-      @waiting[timer] = Fiber.current
-      yield
-    ensure
-      @events.cancel(next_id, timer) if @waiting.delete(timer)
-    end
-
-    # A poll that gives up after timeout seconds: the events, or -ETIME (the
-    # poll then cancelled).
-    def poll_until(fd, events, timeout)
-      poll = next_id
-      @events.poll(poll, fd, events)
-      @waiting[poll] = Fiber.current
-      with_timer(timeout) { Fiber.yield }
-    ensure
-      @events.cancel(next_id, poll) if @waiting.delete(poll)
-    end
-
-    # A read or write until length bytes moved (one if length is 0): a
-    # descriptor that would block (non-blocking, as Ruby opens them) is
-    # polled, then tried again. The block moves bytes from an offset.
-    def transfer(io, length, events)
-      done = 0
-      while true
-        result = yield done
-        if result == -EAGAIN
-          io_wait(io, events)
-          next
-        end
-        return result if result.negative?
-        done += result
-        return done if result.zero? || done >= length
-      end
-    end
-
-    def complete(id, result)
-      return rearm_wakeup if id == WAKEUP
-      if (fiber = @waiting.delete(id))
-        fiber.resume(result)
-      elsif (alarm = @alarms.delete(id)) # only an alarm that went off: #timeout_after deletes its own
-        fiber, exception, message = alarm
-        fiber.raise(exception, message) if fiber.alive?
-      end
-    end
-
-    def rearm_wakeup
-      @wakeup.read_nonblock(4096, exception: false)
-      @events.poll(WAKEUP, @wakeup.fileno, POLLIN)
-    end
-
-    def resume_ready
-      while (fiber = @ready.shift)
-        fiber.resume(true) if @blocking.delete(fiber) # else not waiting for this any more
-      end
-    end
-
-    # Fibers are blocked, nothing is in flight or ready, and no other thread
-    # lives to unblock them.
-    def deadlocked?
-      @waiting.empty? && @ready.empty? && !@blocking.empty? && Thread.list.none? { |t| t != @thread && t.alive? }
-    end
+    def raise_deadlock(blocked) = raise(Deadlock, "#{blocked} fibers blocked with nothing left to wake them")
   end
+end
 
+# Concbench::Core, a Scheduler.
+require_relative "build/#{RbConfig::CONFIG["ruby_version"]}/concbench_events"
+
+module Concbench
   # The scheduler on io_uring: reads and writes are ring operations.
-  class UringScheduler < Scheduler
-    def initialize = super(Ring.new(256))
-
-    # The direct path (mechanism uring_direct): the ring's read and write,
-    # called by a fiber on a descriptor, with no Ruby IO in between (as
-    # UringMachine's own API is used). One read of up to length bytes into
-    # the buffer: the bytes read, 0 at end of file.
-    def read(fd, buffer, length)
-      result = read_some(fd, buffer, 0, length)
-      raise SystemCallError.new("read", -result) if result.negative?
-      result
-    end
-
-    # Writes length bytes of the buffer, at the file's position if one is
-    # given (a pwrite); returns length.
-    def write(fd, buffer, length, position = -1)
-      done = 0
-      while done < length
-        result = write_some(fd, buffer, done, length - done, position.negative? ? -1 : position + done)
-        raise SystemCallError.new("write", -result) if result.negative?
-        done += result
-      end
-      length
-    end
-
-    private
-
-    def read_some(fd, buffer, offset, length, position = -1)
-      submit { |id| @events.read(id, fd, buffer, offset, length, position) }
-    end
-
-    def write_some(fd, buffer, offset, length, position = -1)
-      submit { |id| @events.write(id, fd, buffer, offset, length, position) }
-    end
+  class UringScheduler < Core
+    def initialize = super(:uring, 256)
   end
 
-  # The scheduler on epoll: reads and writes are made at once (#transfer
-  # polls and tries again when they would block).
-  class EpollScheduler < Scheduler
-    def initialize = super(Epoll.new(256))
-
-    private
-
-    def read_some(fd, buffer, offset, length, position = -1) = @events.read_now(fd, buffer, offset, length, position)
-
-    def write_some(fd, buffer, offset, length, position = -1) = @events.write_now(fd, buffer, offset, length, position)
+  # The scheduler on epoll: reads and writes are made at once, and again
+  # after a poll when they would block.
+  class EpollScheduler < Core
+    def initialize = super(:epoll, 256)
   end
 
   # What a workload written for async's tasks uses: async { } starts a fiber

@@ -224,7 +224,7 @@ module SchedulerCases
       queue = Thread::Queue.new
       2.times { Fiber.schedule { queue.pop } }
     RUBY
-    output = IO.popen(["ruby", "-e", script, scheduler_class.name.split("::").last, err: %i[child out]], &:read)
+    output = IO.popen([RbConfig.ruby, "-e", script, scheduler_class.name.split("::").last, err: %i[child out]], &:read)
     refute_predicate $?, :success?
     assert_match(/2 fibers blocked with nothing left to wake them \(Concbench::Scheduler::Deadlock\)/, output)
   end
@@ -252,6 +252,73 @@ module SchedulerCases
     assert_equal(RUBY_VERSION >= "3.3" ? %i[io_pwrite io_pread] : [], called)
   ensure
     File.delete(path) if File.exist?(path)
+  end
+
+  def test_the_cores_mutex_hands_off_to_its_waiters_in_order
+    log = with_scheduler do
+      mutex = Concbench::Core::Mutex.new
+      seen = []
+      Fiber.schedule { mutex.synchronize { seen << :a; sleep 0.01; seen << :a_done } }
+      %i[b c].each { |name| Fiber.schedule { seen << [name, mutex.try_lock]; mutex.lock; seen << name; mutex.unlock } }
+      Fiber.scheduler.run
+      seen
+    end
+    assert_equal [:a, [:b, false], [:c, false], :a_done, :b, :c], log
+  end
+
+  def test_the_cores_queue_parks_poppers_and_a_bounded_one_its_pushers
+    got = with_scheduler do
+      queue = Concbench::Core::Queue.new(2)
+      popped = []
+      full = []
+      Fiber.schedule { 3.times { popped << queue.pop } }
+      Fiber.schedule { 1.upto(8) { |v| full << queue.size if queue.size >= 2; queue << v } }
+      Fiber.schedule { 5.times { popped << queue.pop } }
+      Fiber.scheduler.run
+      [popped, full, queue.empty?]
+    end
+    popped, full, empty = got
+    assert_equal (1..8).to_a, popped.sort
+    refute_empty full # a push found the queue full and waited
+    assert empty
+  end
+
+  # A completion arriving for a fiber that something else resumed meanwhile
+  # resumes it once, for its own operation only.
+  def test_a_fiber_resumed_by_something_else_waits_on_for_its_completion
+    got = with_scheduler do
+      r, w = IO.pipe
+      reads = []
+      reader = Fiber.schedule { reads << r.read(5) }
+      Fiber.schedule do
+        reader.resume # a stray resume: the reader's read is still in the kernel
+        reads << :stray_resume_returned
+        sleep 0.01
+        w.write("hello")
+        w.close
+      end
+      Fiber.scheduler.run
+      reads
+    end
+    assert_equal [:stray_resume_returned, "hello"], got
+  end
+
+  def test_pipes_under_gc_stress
+    got = with_scheduler do
+      r, w = IO.pipe
+      received = +""
+      Fiber.schedule { while (chunk = r.read(10)) do received << chunk end }
+      Fiber.schedule do
+        GC.stress = true
+        20.times { |i| w.write(i.to_s.rjust(10, "0")); sleep 0 }
+      ensure
+        GC.stress = false
+        w.close
+      end
+      Fiber.scheduler.run
+      received
+    end
+    assert_equal 20.times.map { |i| i.to_s.rjust(10, "0") }.join, got
   end
 
   def test_a_regular_file_is_always_ready
@@ -302,6 +369,45 @@ class UringSchedulerTest < Minitest::Test
   ensure
     File.delete(path) if File.exist?(path)
   end
+
+  # ---- the C core's own cases, on the direct path ---------------------------
+
+  # The readers' fibers and buffers are held by nothing but the ring while
+  # the kernel has the reads: the ring must keep them alive.
+  def test_buffers_and_fibers_nobody_holds_live_until_their_completion
+    total = with_scheduler do |ring|
+      pipes = Array.new(20) { IO.pipe.each { |io| io.nonblock = false } }
+      sum = [0]
+      pipes.each do |r, _|
+        Fiber.schedule { n = ring.read(r.fileno, IO::Buffer.new(64), 64); sum[0] += n }
+      end
+      3.times { GC.start(full_mark: true, immediate_sweep: true) }
+      GC.compact if GC.respond_to?(:compact)
+      pipes.each { |_, w| w.write("z" * 64) }
+      ring.run
+      sum[0]
+    end
+    assert_equal 20 * 64, total
+  end
+
+  def test_a_completion_for_a_closed_descriptor_is_the_fibers_error
+    outcomes = with_scheduler do |ring|
+      a, b = UNIXSocket.pair
+      r, w = IO.pipe
+      fd = r.fileno
+      r.close # and no descriptor opened after it takes its number
+      seen = []
+      Fiber.schedule { ring.read(fd, IO::Buffer.new(8), 8) rescue seen << $!.class }
+      Fiber.schedule { seen << ring.read(a.fileno, IO::Buffer.new(8), 8) } # in flight when its socket is shut
+      Fiber.schedule { a.shutdown; b.close }
+      ring.run
+      a.close
+      w.close
+      seen
+    end
+    assert_equal [Errno::EBADF, 0], outcomes
+  end
+
 end
 
 class EpollSchedulerTest < Minitest::Test

@@ -25,14 +25,23 @@ module Workloads
     end
 
     # The stock Mutex: a task that finds it held waits in the scheduler.
-    def self.fiber(groups:, workers:, iterations:)
-      all = Array.new(groups) { Group.new(Thread::Mutex.new, 0) }
+    def self.fiber(groups:, workers:, iterations:, &timed) = fibers(Thread::Mutex, groups, workers, iterations, timed)
+
+    # The direct path: the ring's own lock (scheduler.rb), whose waiters are
+    # fibers parked in C, as UringMachine's pure API's mutex is.
+    def self.uring_direct(groups:, workers:, iterations:, &timed)
+      fibers(Concbench::Core::Mutex, groups, workers, iterations, timed)
+    end
+
+    # A task per unit under Kit.sync, each group's lock a `lock`.
+    def self.fibers(lock, groups, workers, iterations, timed)
+      all = Array.new(groups) { Group.new(lock.new, 0) }
       units = Kit.units
-      contended = yield proc {
+      contended = timed.call(proc {
         Kit.sync do |task|
           all.flat_map { |g| Array.new(workers) { task.async { units.unit { work(g, iterations) } } } }.sum(&:wait)
         end
-      }
+      })
       Kit.evidence(contended: contended)
       { sum: all.sum(&:counter) }
     end

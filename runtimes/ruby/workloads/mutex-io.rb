@@ -30,27 +30,31 @@ module Workloads
       fibers(groups, workers, iterations, size, timed) { |file, at| file.pwrite(block, at) }
     end
 
-    # The direct path: the write is the ring's, positioned (scheduler.rb), so
-    # a unit yields while the kernel writes, holding the lock.
+    # The direct path: the ring's own lock and positioned write
+    # (scheduler.rb), so a unit yields while the kernel writes, holding the
+    # lock, and waits for the lock parked in C, as UringMachine's pure API.
     def self.uring_direct(groups:, workers:, iterations:, size:, &timed)
       block = IO::Buffer.for("x" * size)
-      fibers(groups, workers, iterations, size, timed) { |file, at| Fiber.scheduler.write(file.fileno, block, size, at) }
+      fibers(groups, workers, iterations, size, timed, Concbench::Core::Mutex) do |file, at|
+        Fiber.scheduler.write(file.fileno, block, size, at)
+      end
     end
 
     # A fiber per unit under Kit.sync, writing with the block.
-    def self.fibers(groups, workers, iterations, size, timed, &write)
-      locked_files(groups, timed) do |all, units|
+    def self.fibers(groups, workers, iterations, size, timed, lock = Thread::Mutex, &write)
+      locked_files(groups, timed, lock) do |all, units|
         Kit.sync do |task|
           all.flat_map { |g| Array.new(workers) { task.async { units.unit { work(g, iterations, size, &write) } } } }.sum(&:wait)
         end
       end
     end
 
-    # Each group's lock and open file; the block is the timed work, given
-    # the groups and the run's units, and returns the contended count.
-    def self.locked_files(groups, timed)
+    # Each group's lock (a `lock`) and open file; the block is the timed
+    # work, given the groups and the run's units, and returns the contended
+    # count.
+    def self.locked_files(groups, timed, lock = Thread::Mutex)
       paths = create(groups)
-      all = paths.map { |path| Group.new(Thread::Mutex.new, File.open(path, File::WRONLY), 0) }
+      all = paths.map { |path| Group.new(lock.new, File.open(path, File::WRONLY), 0) }
       units = Kit.units
       contended = timed.call(proc { yield all, units })
       all.each { |g| g.file.close }

@@ -29,11 +29,23 @@ module Workloads
     # The stock queues, which suspend a task under async's scheduler (its
     # block and unblock hooks) when a push finds them full or a pop empty.
     def self.fiber(groups:, producers:, consumers:, items:, capacity:)
+      fibers(groups, producers, consumers, items, capacity) { StockQueue.new(capacity) }
+    end
+
+    # The direct path: the ring's own queue (scheduler.rb), whose waiters are
+    # fibers parked in C, as UringMachine's pure API's queue is; pushes and
+    # pops counted as the stock queue's (stock_queue.rb: the same interface).
+    def self.uring_direct(groups:, producers:, consumers:, items:, capacity:)
+      fibers(groups, producers, consumers, items, capacity) { Concbench::Core::Queue.new(capacity) }
+    end
+
+    # A task per unit under Kit.sync, each group's queue made by the block.
+    def self.fibers(groups, producers, consumers, items, capacity)
       units = Kit.units
       blocked = 0
       Kit.sync do |task|
         all = Array.new(groups) do
-          queue = StockQueue.new(capacity)
+          queue = yield
           [queue, Array.new(producers) { task.async { units.unit { StockQueue.push_all(queue, 1..items, capacity) } } },
            Array.new(consumers) { task.async { units.unit { drain(queue) } } }]
         end

@@ -1,9 +1,9 @@
-/* Concbench::Epoll: Concbench::Ring's interface (ring.c) on epoll, so that
- * one fiber scheduler (runtimes/ruby/scheduler.rb) runs on either. Polls and
- * timeouts are operations submitted with an id that complete in #wait, as on
- * the ring; reads and writes are not operations here but calls made at once
- * (#read_now, #write_now), which the scheduler makes again after a poll when
- * they would block: the way an epoll loop does them.
+/* The core's epoll back end (events.h): polls and timeouts are operations
+ * that complete in wait, as on the ring; reads and writes are not
+ * operations here (transfer is NULL) but calls the core makes at once, and
+ * again after a poll when they would block: the way an epoll loop does them.
+ * Completions are listed as they happen (a cancellation's too) and handed
+ * to the core only in wait, as the ring's are.
  *
  * Each descriptor is in the epoll set once, one-shot, for the union of the
  * events its waiters poll for, and re-armed while any wait. Timeouts are a
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 struct waiter {
-    unsigned long long id;
+    struct op *op;
     unsigned events;
 };
 
@@ -29,11 +29,11 @@ struct watch {   /* one descriptor's waiters */
 
 struct timer {
     long long due;   /* CLOCK_MONOTONIC, ns */
-    unsigned long long id;
+    struct op *op;
 };
 
 struct done {
-    unsigned long long id;
+    struct op *op;
     int result;
 };
 
@@ -63,49 +63,6 @@ static void *room(void *items, unsigned *capacity, unsigned need, size_t size)
     return items;
 }
 
-static void set_free(void *p)
-{
-    struct epoll *e = p;
-    if (e->fd >= 0)
-        close(e->fd);
-    for (unsigned i = 0; i < e->nwatches; i++)
-        xfree(e->watches[i].waiters);
-    xfree(e->watches);
-    xfree(e->timers);
-    xfree(e->done);
-    xfree(e);
-}
-
-static size_t set_size(const void *p)
-{
-    const struct epoll *e = p;
-    return sizeof *e + e->nwatches * sizeof *e->watches + e->timers_capacity * sizeof *e->timers +
-           e->done_capacity * sizeof *e->done;
-}
-
-static const rb_data_type_t set_type = {
-    .wrap_struct_name = "Concbench::Epoll",
-    .function = {.dfree = set_free, .dsize = set_size},
-    .flags = RUBY_TYPED_FREE_IMMEDIATELY,
-};
-
-static VALUE set_alloc(VALUE klass)
-{
-    struct epoll *e;
-    VALUE self = TypedData_Make_Struct(klass, struct epoll, &set_type, e);
-    e->fd = -1;
-    return self;
-}
-
-static struct epoll *get_set(VALUE self)
-{
-    struct epoll *e;
-    TypedData_Get_Struct(self, struct epoll, &set_type, e);
-    if (e->fd < 0)
-        rb_raise(rb_eIOError, "the epoll set is closed");
-    return e;
-}
-
 static long long now_ns(void)
 {
     struct timespec ts;
@@ -113,10 +70,10 @@ static long long now_ns(void)
     return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void complete(struct epoll *e, unsigned long long id, int result)
+static void complete(struct epoll *e, struct op *op, int result)
 {
     e->done = room(e->done, &e->done_capacity, e->ndone + 1, sizeof *e->done);
-    e->done[e->ndone++] = (struct done){id, result};
+    e->done[e->ndone++] = (struct done){op, result};
 }
 
 /* ---- timers: a min-heap on due ------------------------------------------ */
@@ -163,7 +120,7 @@ static void expire(struct epoll *e)
 {
     long long now = now_ns();
     while (e->ntimers && e->timers[0].due <= now) {
-        complete(e, e->timers[0].id, -ETIME);
+        complete(e, e->timers[0].op, -ETIME);
         timer_remove(e, 0);
     }
 }
@@ -206,7 +163,7 @@ static void arm(struct epoll *e, int fd)
         return;
     int error = errno;
     for (unsigned i = 0; i < w->count; i++)
-        complete(e, w->waiters[i].id, error == EPERM ? (int)w->waiters[i].events : -error);
+        complete(e, w->waiters[i].op, error == EPERM ? (int)w->waiters[i].events : -error);
     w->count = 0;
 }
 
@@ -219,7 +176,7 @@ static void dispatch(struct epoll *e, int fd, unsigned events)
         struct waiter waiter = w->waiters[i];
         unsigned seen = events & (waiter.events | EPOLLERR | EPOLLHUP);
         if (seen)
-            complete(e, waiter.id, (int)seen);
+            complete(e, waiter.op, (int)seen);
         else
             w->waiters[kept++] = waiter;
     }
@@ -227,87 +184,67 @@ static void dispatch(struct epoll *e, int fd, unsigned events)
     arm(e, fd);
 }
 
-/* ---- methods ------------------------------------------------------------ */
+/* ---- the back end ---------------------------------------------------------- */
 
-/* Epoll.new(entries): entries is the ring's size, unused here. */
-static VALUE set_initialize(VALUE self, VALUE entries)
+/* entries is the ring's size, unused here. */
+static void *set_open(unsigned entries)
 {
-    struct epoll *e;
-    TypedData_Get_Struct(self, struct epoll, &set_type, e);
+    struct epoll *e = ZALLOC(struct epoll);
     e->fd = epoll_create1(EPOLL_CLOEXEC);
-    if (e->fd < 0)
+    if (e->fd < 0) {
+        xfree(e);
         rb_sys_fail("epoll_create1");
-    return self;
+    }
+    return e;
 }
 
-/* #poll(id, fd, events): one-shot poll; completes with the events seen. */
-static VALUE set_poll(VALUE self, VALUE id, VALUE fd, VALUE events)
+static void set_close(void *p)
 {
-    struct epoll *e = get_set(self);
-    int n = NUM2INT(fd);
-    struct watch *w = watch_of(e, n);
+    struct epoll *e = p;
+    close(e->fd);
+    for (unsigned i = 0; i < e->nwatches; i++)
+        xfree(e->watches[i].waiters);
+    xfree(e->watches);
+    xfree(e->timers);
+    xfree(e->done);
+    xfree(e);
+}
+
+static void set_poll(void *p, struct op *op, int fd, unsigned events)
+{
+    struct epoll *e = p;
+    struct watch *w = watch_of(e, fd);
     w->waiters = room(w->waiters, &w->capacity, w->count + 1, sizeof *w->waiters);
-    w->waiters[w->count++] = (struct waiter){NUM2ULL(id), NUM2UINT(events)};
-    arm(e, n);
-    return self;
+    w->waiters[w->count++] = (struct waiter){op, events};
+    arm(e, fd);
 }
 
-/* #timeout(id, ns): completes with -ETIME after ns nanoseconds. */
-static VALUE set_timeout(VALUE self, VALUE id, VALUE ns)
+static void set_timeout(void *p, struct op *op, const struct __kernel_timespec *ts)
 {
-    struct epoll *e = get_set(self);
+    struct epoll *e = p;
     e->timers = room(e->timers, &e->timers_capacity, e->ntimers + 1, sizeof *e->timers);
-    e->timers[e->ntimers] = (struct timer){now_ns() + NUM2LL(ns), NUM2ULL(id)};
+    e->timers[e->ntimers] = (struct timer){now_ns() + ts->tv_sec * 1000000000LL + ts->tv_nsec, op};
     sift_up(e, e->ntimers++);
-    return self;
 }
 
-/* #cancel(id, target): the poll or timeout submitted as target completes
- * with -ECANCELED, as on the ring, unless it has completed already. */
-static VALUE set_cancel(VALUE self, VALUE id, VALUE target)
+static void set_cancel(void *p, struct op *op)
 {
-    struct epoll *e = get_set(self);
-    unsigned long long wanted = NUM2ULL(target);
+    struct epoll *e = p;
     for (unsigned i = 0; i < e->ntimers; i++)
-        if (e->timers[i].id == wanted) {
+        if (e->timers[i].op == op) {
             timer_remove(e, i);
-            complete(e, wanted, -ECANCELED);
-            return self;
+            complete(e, op, -ECANCELED);
+            return;
         }
     for (unsigned fd = 0; fd < e->nwatches; fd++) {
         struct watch *w = &e->watches[fd];
         for (unsigned i = 0; i < w->count; i++)
-            if (w->waiters[i].id == wanted) {
+            if (w->waiters[i].op == op) {
                 w->waiters[i] = w->waiters[--w->count];
-                complete(e, wanted, -ECANCELED);
-                return self;
+                complete(e, op, -ECANCELED);
+                return;
             }
     }
-    return self;
-}
-
-/* #read_now(fd, buffer, offset, length, position): read(2) into
- * buffer[offset, length] at once, or pread(2) at the file's position if not
- * -1; the bytes read, or -errno (-EAGAIN: poll, then again). */
-static VALUE set_read_now(VALUE self, VALUE fd, VALUE buffer, VALUE offset, VALUE length, VALUE position)
-{
-    unsigned count;
-    char *at = buffer_span(buffer, true, offset, length, &count);
-    off_t from = NUM2OFFT(position);
-    ssize_t n = from < 0 ? read(NUM2INT(fd), at, count) : pread(NUM2INT(fd), at, count, from);
-    return SSIZET2NUM(n < 0 ? -errno : n);
-}
-
-/* #write_now(fd, buffer, offset, length, position): write(2) of
- * buffer[offset, length] at once, or pwrite(2) at the file's position if
- * not -1; the bytes written, or -errno. */
-static VALUE set_write_now(VALUE self, VALUE fd, VALUE buffer, VALUE offset, VALUE length, VALUE position)
-{
-    unsigned count;
-    const char *at = buffer_span(buffer, false, offset, length, &count);
-    off_t from = NUM2OFFT(position);
-    ssize_t n = from < 0 ? write(NUM2INT(fd), at, count) : pwrite(NUM2INT(fd), at, count, from);
-    return SSIZET2NUM(n < 0 ? -errno : n);
 }
 
 struct wait_args {
@@ -324,18 +261,17 @@ static void *set_wait_nogvl(void *p)
     return NULL;
 }
 
-/* #wait(blocking) { |id, result| }: if blocking and nothing has completed,
- * waits (without the GVL) for an event or the nearest timeout; yields each
- * completion, taken from the list first (the block may raise). */
-static VALUE set_wait(VALUE self, VALUE blocking)
+/* If blocking and nothing has completed, waits for an event or the nearest
+ * timeout; hands every completion to the core, those it adds too. */
+static void set_wait(void *p, struct core *core, bool blocking)
 {
-    struct epoll *e = get_set(self);
+    struct epoll *e = p;
     expire(e);
     struct timespec timeout = {0, 0};
     struct wait_args *a = ALLOCA_N(struct wait_args, 1);
     a->epfd = e->fd;
     a->timeout = &timeout;
-    if (RTEST(blocking) && e->next_done == e->ndone) {
+    if (blocking && e->next_done == e->ndone) {
         if (e->ntimers) {
             long long left = e->timers[0].due - now_ns();
             left = left > 0 ? left : 0;
@@ -351,47 +287,29 @@ static VALUE set_wait(VALUE self, VALUE blocking)
     for (int i = 0; i < a->n; i++)
         dispatch(e, a->events[i].data.fd, a->events[i].events);
     expire(e);
-    while (e->fd >= 0 && e->next_done < e->ndone) {
+    while (e->next_done < e->ndone) {
         struct done d = e->done[e->next_done++];
         e->completions++;
-        rb_yield_values(2, ULL2NUM(d.id), INT2NUM(d.result));
+        core_complete(core, d.op, d.result);
     }
-    if (e->next_done == e->ndone)
-        e->ndone = e->next_done = 0;
-    return Qnil;
+    e->ndone = e->next_done = 0;
 }
 
-/* #counts: {waits:, ctls:, completions:} so far, closed or not. */
-static VALUE set_counts(VALUE self)
+static VALUE set_counts(const void *p)
 {
-    struct epoll *e;
-    TypedData_Get_Struct(self, struct epoll, &set_type, e);
+    const struct epoll *e = p;
     static const char *const names[] = {"waits", "ctls", "completions"};
     const unsigned long long counts[] = {e->waits, e->ctls, e->completions};
     return counts_hash(names, counts, 3);
 }
 
-static VALUE set_close(VALUE self)
-{
-    struct epoll *e;
-    TypedData_Get_Struct(self, struct epoll, &set_type, e);
-    if (e->fd >= 0)
-        close(e->fd);
-    e->fd = -1;
-    return Qnil;
-}
-
-void init_epoll(VALUE concbench)
-{
-    VALUE epoll = rb_define_class_under(concbench, "Epoll", rb_cObject);
-    rb_define_alloc_func(epoll, set_alloc);
-    rb_define_method(epoll, "initialize", set_initialize, 1);
-    rb_define_method(epoll, "poll", set_poll, 3);
-    rb_define_method(epoll, "timeout", set_timeout, 2);
-    rb_define_method(epoll, "cancel", set_cancel, 2);
-    rb_define_method(epoll, "read_now", set_read_now, 5);
-    rb_define_method(epoll, "write_now", set_write_now, 5);
-    rb_define_method(epoll, "wait", set_wait, 1);
-    rb_define_method(epoll, "counts", set_counts, 0);
-    rb_define_method(epoll, "close", set_close, 0);
-}
+const struct backend epoll_backend = {
+    .open = set_open,
+    .close = set_close,
+    .transfer = NULL,
+    .poll = set_poll,
+    .timeout = set_timeout,
+    .cancel = set_cancel,
+    .wait = set_wait,
+    .counts = set_counts,
+};

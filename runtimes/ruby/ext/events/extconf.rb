@@ -1,5 +1,5 @@
-# Builds concbench_events: Concbench::Ring on io_uring and Concbench::Epoll,
-# the two event sources of one fiber scheduler (scheduler.rb).
+# Builds concbench_events: Concbench::Core, the fiber scheduler in C, on
+# io_uring (ring.c) or epoll (epoll.c) (scheduler.rb).
 require "mkmf"
 
 abort "liburing is missing (apt-get install liburing-dev)" unless have_library("uring", "io_uring_queue_init", "liburing.h")
