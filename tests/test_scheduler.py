@@ -12,22 +12,25 @@ descriptor, and pipes under GC.stress."""
 import ctypes
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, concbench
+
+from concbench import runtimes
 
 RUBY = ROOT / "runtimes" / "ruby"
 
 
 def rubies():
-    """Ruby 3.1 (Debian's `ruby`), and Ruby 3.4 where it has been built: the
-    interpreter CONCBENCH_RUBY34 names, else the ruby34 runtime's link."""
-    found = [pytest.param("ruby", id="3.1")]
-    ruby34 = os.environ.get("CONCBENCH_RUBY34") or ROOT / "runtimes" / "ruby34" / "build" / "ruby"
-    if Path(ruby34).exists():
-        found.append(pytest.param(str(Path(ruby34).resolve()), id="3.4"))
+    """Debian's Ruby, and every runtime that runs the Ruby kit on another
+    CRuby (ruby34), where it is here; skipped with how to get it where not."""
+    found = []
+    for rt in runtimes.load_all().values():
+        if rt.kit != RUBY or not rt.manifest.mechanisms.get("uring"):
+            continue  # not the kit's, or a Ruby without the scheduler (JRuby)
+        ruby = rt.expand(["{interpreter}"])[0]
+        missing = None if rt.toolchain.ok else f"{rt.name} is not here ({rt.toolchain_hint})"
+        found.append(pytest.param(ruby, id=rt.name, marks=[pytest.mark.skip(reason=missing)] if missing else []))
     return found
 
 
@@ -35,10 +38,10 @@ def rubies():
 def test_the_scheduler_passes_its_own_tests_on_both_back_ends(ruby):
     subprocess.run(["make", "-s", "-C", str(RUBY), f"RUBY={ruby}"], check=True, capture_output=True)
     version = subprocess.run([ruby, "-e", "print RbConfig::CONFIG['ruby_version']"], capture_output=True, text=True)
-    assert (RUBY / "build" / version.stdout / "concbench_events.so").exists(), "the extension was not built: apt-get install ruby-dev"
-    done = subprocess.run(
-        [ruby, str(RUBY / "test" / "scheduler_test.rb")], capture_output=True, text=True, timeout=300
+    assert (RUBY / "build" / version.stdout / "concbench_events.so").exists(), (
+        "the extension was not built: apt-get install ruby-dev"
     )
+    done = subprocess.run([ruby, str(RUBY / "test" / "scheduler_test.rb")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert " 0 failures, 0 errors" in done.stdout
 
