@@ -15,7 +15,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, concbench
 
 RUBY = ROOT / "runtimes" / "ruby"
@@ -35,10 +34,10 @@ def rubies():
 def test_the_scheduler_passes_its_own_tests_on_both_back_ends(ruby):
     subprocess.run(["make", "-s", "-C", str(RUBY), f"RUBY={ruby}"], check=True, capture_output=True)
     version = subprocess.run([ruby, "-e", "print RbConfig::CONFIG['ruby_version']"], capture_output=True, text=True)
-    assert (RUBY / "build" / version.stdout / "concbench_events.so").exists(), "the extension was not built: apt-get install ruby-dev"
-    done = subprocess.run(
-        [ruby, str(RUBY / "test" / "scheduler_test.rb")], capture_output=True, text=True, timeout=300
+    assert (RUBY / "build" / version.stdout / "concbench_events.so").exists(), (
+        "the extension was not built: apt-get install ruby-dev"
     )
+    done = subprocess.run([ruby, str(RUBY / "test" / "scheduler_test.rb")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert " 0 failures, 0 errors" in done.stdout
 
