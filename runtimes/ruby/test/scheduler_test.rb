@@ -230,7 +230,8 @@ module SchedulerCases
   end
 
   # IO#pwrite and #pread, mutex-io's write: through the scheduler's hooks
-  # from Ruby 3.3 on; on 3.1 Ruby makes them itself.
+  # from Ruby 3.3 on (Ruby 3.4.5 calls them without the GVL: the core makes
+  # the call at once then, core.c); on 3.1 Ruby makes them itself.
   def test_positioned_reads_and_writes_land_where_they_are_told
     path = File.join(Dir.tmpdir, "concbench-hooks-#{Process.pid}")
     File.write(path, "." * 10)

@@ -37,6 +37,7 @@
 #include <poll.h>
 #include <ruby/fiber/scheduler.h>
 #include <ruby/st.h>
+#include <ruby/version.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -555,18 +556,41 @@ static VALUE core_io_write(int argc, VALUE *argv, VALUE self)
     return transfer(get_core(self), argv[0], argv[1], false, argv[2], argc > 3 ? argv[3] : INT2FIX(0), -1);
 }
 
+#if RUBY_API_VERSION_CODE >= 30200
+/* Exported by every CRuby, though in no public header. */
+int ruby_thread_has_gvl_p(void);
+
 /* #io_pread(io, buffer, from, length, offset) and #io_pwrite: IO#pread and
- * IO#pwrite call them from Ruby 3.3 on (scheduler.rb defines them for 3.2
- * and later: 3.1's hooks of those names take other arguments). */
+ * IO#pwrite call them from Ruby 3.3 on (3.1's hooks of those names take
+ * other arguments). Ruby 3.4.5 calls them from inside IO#pread's and
+ * IO#pwrite's blocking region, without the GVL (io.c: internal_pwrite_func
+ * under rb_io_blocking_region_wait), where a fiber must not yield nor Ruby
+ * run: the call is then made at once, as Ruby would make it. IO::Buffer's
+ * pread and pwrite call them with the GVL: through the back end. */
+static VALUE positioned(VALUE self, VALUE io, VALUE buffer, bool reading, VALUE from, VALUE length, VALUE offset)
+{
+    if (!ruby_thread_has_gvl_p()) {
+        void *base;
+        size_t size;
+        rb_io_buffer_get_bytes(buffer, &base, &size);
+        size_t at = NUM2SIZET(offset);
+        ssize_t n = at > size ? -1 : reading ? pread(rb_io_descriptor(io), (char *)base + at, size - at, NUM2OFFT(from))
+                                             : pwrite(rb_io_descriptor(io), (char *)base + at, size - at, NUM2OFFT(from));
+        return n < 0 ? INT2FIX(at > size ? -EINVAL : -errno) : SSIZET2NUM(n);
+    }
+    return transfer(get_core(self), io, buffer, reading, length, offset, NUM2OFFT(from));
+}
+
 static VALUE core_io_pread(VALUE self, VALUE io, VALUE buffer, VALUE from, VALUE length, VALUE offset)
 {
-    return transfer(get_core(self), io, buffer, true, length, offset, NUM2OFFT(from));
+    return positioned(self, io, buffer, true, from, length, offset);
 }
 
 static VALUE core_io_pwrite(VALUE self, VALUE io, VALUE buffer, VALUE from, VALUE length, VALUE offset)
 {
-    return transfer(get_core(self), io, buffer, false, length, offset, NUM2OFFT(from));
+    return positioned(self, io, buffer, false, from, length, offset);
 }
+#endif
 
 /* #io_wait(io, events, timeout = nil): the events the descriptor is ready
  * for, or false if timeout seconds pass first. */
@@ -933,8 +957,10 @@ void init_core(VALUE concbench)
     rb_define_method(core, "counts", core_counts, 0);
     rb_define_method(core, "io_read", core_io_read, -1);
     rb_define_method(core, "io_write", core_io_write, -1);
+#if RUBY_API_VERSION_CODE >= 30200   /* 3.1's hooks of these names take other arguments */
     rb_define_method(core, "io_pread", core_io_pread, 5);
     rb_define_method(core, "io_pwrite", core_io_pwrite, 5);
+#endif
     rb_define_method(core, "io_wait", core_io_wait, -1);
     rb_define_method(core, "kernel_sleep", core_kernel_sleep, -1);
     rb_define_method(core, "timeout_after", core_timeout_after, 3);
