@@ -267,6 +267,31 @@ module SchedulerCases
     assert_equal [:a, [:b, false], [:c, false], :a_done, :b, :c], log
   end
 
+  # A fiber handed the core's mutex but raised into before it runs again
+  # (as Timeout's alarm can be) passes the lock on instead of keeping it.
+  def test_a_fiber_raised_into_as_it_is_handed_the_cores_mutex_passes_it_on
+    seen, free = with_scheduler do
+      mutex = Concbench::Core::Mutex.new
+      seen = []
+      Fiber.schedule do
+        mutex.lock
+        waiter = Fiber.schedule do
+          mutex.lock
+          seen << :kept_it
+        rescue RuntimeError
+          seen << :raised
+        end
+        Fiber.schedule { mutex.synchronize { seen << :next } }
+        mutex.unlock # hands it to the waiter
+        waiter.raise(RuntimeError, "stop")
+      end
+      Fiber.scheduler.run
+      [seen, mutex.try_lock]
+    end
+    assert_equal %i[raised next], seen
+    assert free
+  end
+
   def test_the_cores_queue_parks_poppers_and_a_bounded_one_its_pushers
     got = with_scheduler do
       queue = Concbench::Core::Queue.new(2)

@@ -785,16 +785,16 @@ static bool park(struct core *r, struct op *waiters)
     return await(r, op);
 }
 
-/* Wakes the first fiber parked on waiters, if any; whether one was. */
-static bool wake_first(struct core *r, struct op *waiters)
+/* Wakes the first fiber parked on waiters, if any; that fiber, or Qnil. */
+static VALUE wake_first(struct core *r, struct op *waiters)
 {
     if (list_empty(waiters))
-        return false;
+        return Qnil;
     struct op *op = waiters->next;
     op->result = 1;
     op->done = true;
     place(r, op, READY);
-    return true;
+    return op->fiber;
 }
 
 /* Concbench::Core::Mutex: a lock for fibers under a Core, as stock Mutex's
@@ -802,10 +802,16 @@ static bool wake_first(struct core *r, struct op *waiters)
  * first waiter, so a fiber woken holds it. */
 struct mutex {
     bool locked;
+    VALUE owner;   /* the fiber holding it, for one that must give it up */
     struct op waiters;
 };
 
-static void mutex_mark(void *p) { mark_waiters(&((struct mutex *)p)->waiters); }
+static void mutex_mark(void *p)
+{
+    struct mutex *m = p;
+    rb_gc_mark(m->owner);
+    mark_waiters(&m->waiters);
+}
 
 static size_t mutex_size(const void *p) { return sizeof(struct mutex); }
 
@@ -819,6 +825,7 @@ static VALUE mutex_alloc(VALUE klass)
 {
     struct mutex *m;
     VALUE self = TypedData_Make_Struct(klass, struct mutex, &mutex_type, m);
+    m->owner = Qnil;
     list_init(&m->waiters);
     return self;
 }
@@ -836,17 +843,8 @@ static VALUE mutex_try_lock(VALUE self)
     if (m->locked)
         return Qfalse;
     m->locked = true;
+    m->owner = rb_fiber_current();
     return Qtrue;
-}
-
-static VALUE mutex_lock(VALUE self)
-{
-    struct mutex *m = get_mutex(self);
-    if (m->locked)
-        park(current_core(), &m->waiters);   /* woken holding it */
-    else
-        m->locked = true;
-    return self;
 }
 
 static VALUE mutex_unlock(VALUE self)
@@ -854,10 +852,31 @@ static VALUE mutex_unlock(VALUE self)
     struct mutex *m = get_mutex(self);
     if (!m->locked)
         rb_raise(rb_eThreadError, "the mutex is not locked");
-    if (list_empty(&m->waiters))
-        m->locked = false;
-    else
-        wake_first(current_core(), &m->waiters);   /* it holds the lock now */
+    m->owner = list_empty(&m->waiters) ? Qnil : wake_first(current_core(), &m->waiters);   /* the next holder */
+    m->locked = m->owner != Qnil;
+    return self;
+}
+
+static VALUE mutex_wait(VALUE self)
+{
+    park(current_core(), &get_mutex(self)->waiters);   /* woken holding it */
+    return self;
+}
+
+/* An exception raised into a fiber waiting for the lock (Timeout's): one
+ * that had been handed the lock already passes it on before raising on. */
+static VALUE mutex_abandon(VALUE self, VALUE error)
+{
+    if (get_mutex(self)->owner == rb_fiber_current())
+        mutex_unlock(self);
+    rb_exc_raise(error);
+    return Qnil;
+}
+
+static VALUE mutex_lock(VALUE self)
+{
+    if (!RTEST(mutex_try_lock(self)))
+        rb_rescue2(mutex_wait, self, mutex_abandon, self, rb_eException, (VALUE)0);
     return self;
 }
 
