@@ -81,7 +81,9 @@
 # the first run, and only for that mechanism's trials (loading celluloid sets
 # up its actor system and its shutdown at exit; concurrent-ruby starts a
 # timer thread): a workload file defines the classes that need the library
-# (actors) only `if defined?` it.
+# (actors) only if it loaded (`if Kit.loaded?("celluloid")`; a require that
+# failed may have left part of the library's modules defined, as celluloid's
+# on Ruby 3.4 does).
 #
 # The fiber rows share their code: a workload's fiber mechanism runs its
 # units under Kit.sync { |task| ... } (task.async { } and its wait,
@@ -393,12 +395,16 @@ module Kit
       end
     end
 
-    # `manifest`: the runtime.toml of the runtime the kit serves, whose
-    # [mechanisms.NAME] tables are the mechanisms (not a list of the kit's own:
-    # a workload implements the ones it responds to). It is the command's
-    # argument, so that another Ruby (runtimes/jruby) runs this kit with its own.
-    def main(manifest)
-      @mechanisms = File.read(manifest).scan(/^\[mechanisms\.(\w+)\]$/).flatten.freeze
+    # Whether the mechanism's library (LIBRARIES) loaded in this process.
+    def loaded?(mechanism) = loaded.include?(mechanism)
+
+    # `mechanisms`: the mechanisms of the runtime the kit serves, comma-
+    # separated (its manifest's, which the command passes as {mechanisms}),
+    # not a list of the kit's own: a workload implements the ones it
+    # responds to. Another Ruby (runtimes/jruby, runtimes/ruby34) runs this
+    # kit with its own.
+    def main(mechanisms)
+      @mechanisms = mechanisms.split(",").freeze
       @response_out = STDOUT.dup
       STDOUT.reopen(STDERR) # anything else written to stdout, by us or a child, goes to stderr
       code = 0
@@ -462,9 +468,12 @@ module Kit
       response
     end
 
+    def loaded = (@loaded ||= [])
+
     def load_library(mechanism)
       return unless (library = LIBRARIES[mechanism])
       require library
+      loaded << mechanism
       # Celluloid logs at debug level by default (every actor it terminates at
       # exit), and 0.16 warns each time a pool is terminated that it killed the
       # pool's finalizer (celluloid#542; pool.rb makes up for it): errors only.

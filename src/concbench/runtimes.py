@@ -119,13 +119,15 @@ class Runtime:
         self.build_error: str | None = None
 
     def expand(self, argv: list[str], options: tuple[str, ...] = ()) -> list[str]:
-        """Fill in {dir}, {interpreter} and {options} (which becomes zero or more arguments)."""
+        """Fill in {dir}, {interpreter}, {mechanisms} (their names, comma-separated)
+        and {options} (which becomes zero or more arguments)."""
         out = []
         for arg in argv:
             if arg == "{options}":
                 out += [a for o in options for a in self.manifest.options[o].args]
             else:
                 arg = arg.replace("{interpreter}", self.manifest.interpreter or "")
+                arg = arg.replace("{mechanisms}", ",".join(self.manifest.mechanisms))
                 out.append(arg.replace("{dir}", str(self.folder)))
         return out
 

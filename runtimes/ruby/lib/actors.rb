@@ -10,7 +10,7 @@ module Workloads
       Concurrent::Promises.zip(*refs.map { |ref| ref.ask(:terminate!) }).wait!
     end
 
-    if defined?(::Concurrent::Actor)
+    if Kit.loaded?("concurrent")
       # A Concurrent::Actor that counts itself on the run's units (Kit.units),
       # alive from its initialize to the last message it handles, FINISH,
       # which Actors.terminate sends it just before its termination (the
@@ -28,7 +28,7 @@ module Workloads
       end
     end
 
-    if defined?(::Celluloid)
+    if Kit.loaded?("celluloid")
       # A Celluloid actor that counts itself on the run's units (Kit.units),
       # alive from its initialize to its finalizer, both run by the actor.
       # The including class calls super(units) first in its initialize.

@@ -39,7 +39,7 @@ module Workloads
       { rounds: woke, countdowns: totals.sum(&:first), checksum: totals.sum(&:last) % MOD }
     end
 
-    if defined?(::Celluloid)
+    if Kit.loaded?("celluloid")
       class CelluloidCounter
         include Actors::CelluloidUnit
 
@@ -93,7 +93,7 @@ module Workloads
       { rounds: woke, countdowns: totals.sum(&:first), checksum: totals.sum(&:last) % MOD }
     end
 
-    if defined?(::Concurrent::Actor)
+    if Kit.loaded?("concurrent")
       class ActorCounter < Actors::Unit
         def initialize(units, k)
           super(units)

@@ -71,7 +71,7 @@ module Workloads
       { count: count, sum: sum, ordered: ordered }
     end
 
-    if defined?(::Celluloid)
+    if Kit.loaded?("celluloid")
       class CelluloidSender
         include Actors::CelluloidUnit
 
@@ -128,7 +128,7 @@ module Workloads
       { count: count, sum: sum, ordered: ordered }
     end
 
-    if defined?(::Concurrent::Actor)
+    if Kit.loaded?("concurrent")
       class ActorSender < Actors::Unit
         def on_message((receiver, messages)) = 1.upto(messages) { |v| receiver.tell(v) }
       end

@@ -65,7 +65,7 @@ module Workloads
       { count: count }
     end
 
-    if defined?(::Celluloid)
+    if Kit.loaded?("celluloid")
       class CelluloidPonger
         include Actors::CelluloidUnit
 
@@ -112,7 +112,7 @@ module Workloads
       { count: count }
     end
 
-    if defined?(::Concurrent::Actor)
+    if Kit.loaded?("concurrent")
       class ActorPonger < Actors::Unit
         def initialize(units, pinger)
           super(units)

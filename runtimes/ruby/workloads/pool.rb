@@ -32,7 +32,7 @@ module Workloads
       { sum: sum }
     end
 
-    if defined?(::Celluloid)
+    if Kit.loaded?("celluloid")
       class CelluloidWorker
         include Actors::CelluloidUnit
 

@@ -51,7 +51,7 @@ module Workloads
       { hops: hops }
     end
 
-    if defined?(::Celluloid)
+    if Kit.loaded?("celluloid")
       class CelluloidNode
         include Actors::CelluloidUnit
 
@@ -95,7 +95,7 @@ module Workloads
       { hops: hops }
     end
 
-    if defined?(::Concurrent::Actor)
+    if Kit.loaded?("concurrent")
       class ActorNode < Actors::Unit
         def initialize(units, link)
           super(units)
