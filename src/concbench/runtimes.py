@@ -260,8 +260,8 @@ def read_manifest(path: Path) -> tuple[Manifest, Path]:
             raise UserError(f"{path}: extends {base_path}, which extends another: one level only")
         kit = base_path.parent
         data = _over(_pinned(base, str(kit)), data)
-        for name in data.get("absent", {}):
-            data["mechanisms"].pop(name, None)
+        if isinstance(data.get("mechanisms"), dict) and isinstance(data.get("absent"), dict):
+            data["mechanisms"] = {k: v for k, v in data["mechanisms"].items() if k not in data["absent"]}
     return validated(path, data, Manifest), kit
 
 
