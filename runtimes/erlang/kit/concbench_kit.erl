@@ -31,7 +31,10 @@
 %% an atomics array the run's processes share (started, live, and the peak
 %% by compare-and-exchange), touched only as a unit starts and ends, never
 %% inside its work. Its value goes to the caller as a message, and
-%% await_units/3 takes the values and the monitors' 'DOWN's.
+%% await_units/3 takes the values and the monitors' 'DOWN's. A process that
+%% another library starts (Elixir's Task, a GenServer: runtimes/elixir) is
+%% counted by the same code: its body run with counted/2, or its life
+%% bracketed by unit_started/1 and unit_finished/1.
 %%
 %% Evidence: each unit counts its events (a send that found the mailbox
 %% full) itself and hands them back with its value; the mechanism sums them
@@ -49,7 +52,8 @@
 %% or less.
 -module(concbench_kit).
 
--export([main/1, param/2, scratch/1, timed/1, rate/2, stop_clocks/1, spawn_unit/2, await_units/3]).
+-export([main/1, main/2, otp_version/0, param/2, scratch/1, timed/1, rate/2, stop_clocks/1]).
+-export([spawn_unit/2, await_units/3, counted/2, unit_started/1, unit_finished/1]).
 -export([new_gauge/0, gauge_up/1, gauge_down/1, gauge_peak/1]).
 
 -export_type([run/0, span/0, rate/0, gauge/0]).
@@ -73,7 +77,12 @@
 
 %% Called by erl -run with the folder of the compiled workloads.
 -spec main([string()]) -> no_return().
-main([WorkloadDir]) ->
+main([WorkloadDir]) -> main(WorkloadDir, #{name => <<"erlang">>, version => otp_version()}).
+
+%% Serves the trial as the runtime named (Elixir's kit runs this one), the
+%% workloads being the compiled modules in WorkloadDir.
+-spec main(string(), #{name := binary(), version := binary()}) -> no_return().
+main(WorkloadDir, Runtime) ->
     {Answer, Status} =
         try
             {serve(read_request(), WorkloadDir), 0}
@@ -84,7 +93,7 @@ main([WorkloadDir]) ->
                 io:format(standard_error, "~p:~P~n~P~n", [Class, Reason, 30, Stack, 30]),
                 {#{ok => false, error => one_line(Reason)}, 1}
         end,
-    Reply = maps:merge(#{runs => []}, Answer#{runtime => runtime()}),
+    Reply = maps:merge(#{runs => []}, Answer#{runtime => Runtime#{flags => flags()}}),
     io:put_chars([concbench_json:encode(Reply), $\n]),
     erlang:halt(Status).
 
@@ -126,14 +135,27 @@ stop_clocks({Start, Batches}) -> {Start, Batches, clock_stop()}.
 %% Starts a monitored process that runs Body as one unit of the run and
 %% sends the caller its value; await_units/3 awaits it.
 -spec spawn_unit(run(), fun(() -> term())) -> {pid(), reference()}.
-spawn_unit(#{units := Units}, Body) ->
+spawn_unit(Run, Body) ->
     Caller = self(),
-    spawn_monitor(fun() ->
-        unit_started(Units),
-        Value = Body(),
-        unit_finished(Units),
-        Caller ! {unit_value, Value}
-    end).
+    spawn_monitor(fun() -> Caller ! {unit_value, counted(Run, Body)} end).
+
+%% Runs Body as one unit of the run in the calling process: its value.
+-spec counted(run(), fun(() -> Value)) -> Value.
+counted(Run, Body) ->
+    unit_started(Run),
+    Value = Body(),
+    unit_finished(Run),
+    Value.
+
+%% The start and end of a unit whose body is not one function (a
+%% GenServer's life, from its init to its terminate), each in that unit.
+-spec unit_started(run()) -> ok.
+unit_started(#{units := Units}) ->
+    atomics:add(Units, ?STARTED, 1),
+    raise_peak(Units, ?PEAK, atomics:add_get(Units, ?LIVE, 1)).
+
+-spec unit_finished(run()) -> ok.
+unit_finished(#{units := Units}) -> atomics:sub(Units, ?LIVE, 1).
 
 %% Awaits Count units, folding their values into Acc in the order they
 %% come. A unit sends its value before it exits, so its value is here once
@@ -204,7 +226,8 @@ mechanism(WorkloadDir, Workload, Mechanism) ->
         false -> throw({refusal, <<"mechanism ", Mechanism/binary, " is not implemented for workload ", Workload/binary>>})
     end.
 
-%% The protocol's list answer: every compiled workload, with its mechanisms.
+%% The protocol's list answer: every compiled workload, with its mechanisms
+%% (an Elixir module's __info__/1 is none).
 implemented(WorkloadDir) ->
     maps:from_list([
         {list_to_binary(filename:basename(Path, ".beam")), mechanisms(Path)}
@@ -213,7 +236,7 @@ implemented(WorkloadDir) ->
 
 mechanisms(Path) ->
     {ok, {_Module, [{exports, Exports}]}} = beam_lib:chunks(Path, [exports]),
-    lists:sort([atom_to_binary(Name) || {Name, 1} <- Exports, Name =/= module_info]).
+    lists:sort([atom_to_binary(Name) || {Name, 1} <- Exports, Name =/= module_info, Name =/= '__info__']).
 
 underscored(Workload) -> binary:replace(Workload, <<"-">>, <<"_">>, [global]).
 
@@ -254,10 +277,6 @@ measure(Mechanism, Kind, #{<<"params">> := Params, <<"scratch">> := Scratch}) ->
 ops(#{rate := Rate}, #{<<"batch">> := Batch}) -> #{ops => element(2, Rate) * Batch};
 ops(#{}, _Params) -> #{}.
 
-unit_started(Units) ->
-    atomics:add(Units, ?STARTED, 1),
-    raise_peak(Units, ?PEAK, atomics:add_get(Units, ?LIVE, 1)).
-
 %% Every change of a count (live units, a gauge) is one step in its order,
 %% so the values add_get returns are every value it took: their maximum is
 %% the peak, kept in the slot Peak.
@@ -267,8 +286,6 @@ raise_peak(Counter, Peak, Value) ->
         true -> raise_peak(Counter, Peak, Value);
         false -> ok
     end.
-
-unit_finished(Units) -> atomics:sub(Units, ?LIVE, 1).
 
 %% The CPU times are read outside the wall clock's span, before it starts
 %% and after it stops: reading them is a file read.
@@ -291,10 +308,8 @@ cpu_times() ->
     Stime = lists:nth(15 - 2, string:lexemes(AfterName, " ")),
     #{cpu => Runtime * 1_000_000, sys => binary_to_integer(Stime) * ?NS_PER_TICK}.
 
-runtime() ->
-    #{name => <<"erlang">>, version => otp_version(), flags => flags()}.
-
 %% The full OTP version (25.2.3), which only the release's OTP_VERSION file holds.
+-spec otp_version() -> binary().
 otp_version() ->
     Release = erlang:system_info(otp_release),
     {ok, Version} = file:read_file(filename:join([code:root_dir(), "releases", Release, "OTP_VERSION"])),

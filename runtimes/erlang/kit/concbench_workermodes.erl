@@ -11,12 +11,14 @@
 %% interleaves into the inputs' order.
 -module(concbench_workermodes).
 
--export([process/4]).
+-export([process/4, process/5, deal/2, interleave/1]).
 
--export_type([map_fun/2]).
+-export_type([map_fun/2, mapper/2]).
 
 %% A mechanism's map: the results of evaluating the inputs, in their order.
 -type map_fun(In, Out) :: fun(([In]) -> [Out]).
+%% What makes a mechanism's map from the run, its workers and Evaluate.
+-type mapper(In, Out) :: fun((concbench_kit:run(), pos_integer(), fun((In) -> Out)) -> map_fun(In, Out)).
 
 %% Runs the rate loop: Evaluation once an operation, with the map of
 %% Evaluate; each evaluation returns its result, Names to integers, and the
@@ -26,9 +28,19 @@
 -spec process(
     concbench_kit:run(), [atom()], fun((In) -> Out), fun((map_fun(In, Out)) -> #{atom() => integer()})
 ) -> map().
-process(Run, Names, Evaluate, Evaluation) ->
+process(Run, Names, Evaluate, Evaluation) -> process(Run, fun striped/3, Names, Evaluate, Evaluation).
+
+%% As process/4, with the map Mapper makes (Elixir's Task rows).
+-spec process(
+    concbench_kit:run(),
+    mapper(In, Out),
+    [atom()],
+    fun((In) -> Out),
+    fun((map_fun(In, Out)) -> #{atom() => integer()})
+) -> map().
+process(Run, Mapper, Names, Evaluate, Evaluation) ->
     Batch = concbench_kit:param(Run, batch),
-    Map = striped(Run, workers(Run), Evaluate),
+    Map = Mapper(Run, workers(Run), Evaluate),
     %% The totals are slots of an atomics array, named in the order of Names:
     %% the kit's loop keeps no state between batches.
     Slots = lists:zip(Names, lists:seq(1, length(Names))),
@@ -61,6 +73,7 @@ striped(Run, Workers, Evaluate) ->
 
 %% The inputs dealt round N stripes as cards are round players: stripe w
 %% gets the inputs w, w + N, ...
+-spec deal([In], pos_integer()) -> [[In]].
 deal(Inputs, N) -> deal(Inputs, lists:duplicate(N, []), []).
 
 deal([Input | Inputs], [Stripe | Waiting], Dealt) -> deal(Inputs, Waiting, [[Input | Stripe] | Dealt]);
@@ -70,6 +83,7 @@ deal([], Waiting, Dealt) -> [lists:reverse(Stripe) || Stripe <- lists:reverse(De
 %% The stripes' results in the inputs' order: the first of every stripe,
 %% then the second of every stripe, ... A stripe is never longer than one
 %% before it, so the stripes that run out are the last.
+-spec interleave([[Out]]) -> [Out].
 interleave([]) -> [];
 interleave(Stripes) ->
     [Result || [Result | _] <- Stripes] ++ interleave([Rest || [_ | Rest] <- Stripes, Rest =/= []]).
