@@ -7,6 +7,7 @@ import concbench.kit.Mechanism;
 import concbench.kit.Run;
 import concbench.kit.Units;
 import concbench.kit.Workload;
+import concbench.lib.Actors;
 import concbench.lib.CountedPool;
 import concbench.lib.Threads;
 import java.util.ArrayList;
@@ -14,15 +15,18 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.stream.Stream;
 
 final class Future implements Workload {
   @Override
   public Map<String, Mechanism> mechanisms() {
     Map<String, Mechanism> mechanisms = new HashMap<>(Threads.mechanisms(Future::threadPerTask));
     mechanisms.put("pool", Future::pool);
+    mechanisms.put("pekko", Future::pekko);
     return mechanisms;
   }
 
@@ -75,5 +79,39 @@ final class Future implements Workload {
       }
     }
     run.result("sum", sum);
+  }
+
+  /**
+   * Pekko's futures: CompletableFutures supplied on the actor system's dispatcher (its
+   * ExecutionContext, an Executor), as Pekko's Java API runs a future, joined in turn. The
+   * dispatcher's threads outlive the run: the units are those that ran a future (each future notes
+   * its thread in a slot of its own, counted after the clocks), all alive for the whole run, as
+   * rust/rayon's.
+   */
+  private static void pekko(Run run) throws Exception {
+    int futures = run.count("futures");
+    Executor dispatcher = Actors.dispatcher();
+    Thread[] ranOn = new Thread[futures];
+    long[] sum = new long[1];
+    run.timed(
+        () -> {
+          List<CompletableFuture<Long>> values = new ArrayList<>(futures);
+          for (int i = 0; i < futures; i++) {
+            int future = i;
+            values.add(
+                CompletableFuture.supplyAsync(
+                    () -> {
+                      ranOn[future] = Thread.currentThread();
+                      return value(future);
+                    },
+                    dispatcher));
+          }
+          for (CompletableFuture<Long> value : values) {
+            sum[0] += value.join();
+          }
+        });
+    long threads = Stream.of(ranOn).distinct().count();
+    run.units().tally(threads, threads);
+    run.result("sum", sum[0]);
   }
 }

@@ -6,7 +6,9 @@ package concbench.workloads;
 
 import concbench.kit.Mechanism;
 import concbench.kit.Run;
+import concbench.kit.Units;
 import concbench.kit.Workload;
+import concbench.lib.Actors;
 import concbench.lib.CountedPool;
 import concbench.lib.Threads;
 import java.util.ArrayList;
@@ -17,6 +19,11 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.ReceiveBuilder;
+import org.apache.pekko.actor.typed.javadsl.Routers;
 
 final class Pool implements Workload {
   private static final int STOP = -1; // jobs are numbered from 0
@@ -25,6 +32,7 @@ final class Pool implements Workload {
   public Map<String, Mechanism> mechanisms() {
     Map<String, Mechanism> mechanisms = new HashMap<>(Threads.mechanisms(Pool::workers));
     mechanisms.put("pool", Pool::executor);
+    mechanisms.put("pekko", Pool::pekko);
     return mechanisms;
   }
 
@@ -94,5 +102,57 @@ final class Pool implements Workload {
           }
         });
     run.result("sum", values.stream().mapToLong(CompletableFuture::join).sum());
+  }
+
+  /** A pekko job: the key to look up, and where its value goes. */
+  private record Lookup(int key, ActorRef<Long> replyTo) {}
+
+  /**
+   * Pekko's pool: a pool router (Routers.pool) of `pool_size` worker actors, its children, to which
+   * the coordinator tells every job, each with where to reply, then sums the replies. The router
+   * hands the jobs to the workers round robin (its default), as they come: a worker that finishes
+   * early does not take more, as Erlang's pulling workers do. The router is not a unit.
+   */
+  private static void pekko(Run run) throws Exception {
+    int poolSize = run.count("pool_size"), jobs = run.count("jobs"), keys = run.count("keys");
+    Map<Integer, Long> table = table(keys);
+    Units units = run.units();
+    long sum =
+        Actors.run(
+            run,
+            (ActorRef<Long> done) ->
+                Behaviors.<Long>setup(
+                    context -> {
+                      ActorRef<Lookup> pool =
+                          context.spawnAnonymous(
+                              Routers.pool(
+                                  poolSize,
+                                  Behaviors.<Lookup>setup(
+                                      worker -> new Worker(worker, units, table))));
+                      for (int job = 0; job < jobs; job++) {
+                        pool.tell(new Lookup(job % keys, context.getSelf()));
+                      }
+                      return Actors.sum(done, jobs);
+                    }));
+    run.result("sum", sum);
+  }
+
+  private static final class Worker extends Actors.Unit<Lookup> {
+    private final Map<Integer, Long> table;
+
+    Worker(ActorContext<Lookup> context, Units units, Map<Integer, Long> table) {
+      super(context, units);
+      this.table = table;
+    }
+
+    @Override
+    protected ReceiveBuilder<Lookup> receive(ReceiveBuilder<Lookup> builder) {
+      return builder.onMessage(
+          Lookup.class,
+          job -> {
+            job.replyTo().tell(table.get(job.key()));
+            return this;
+          });
+    }
   }
 }
