@@ -41,16 +41,26 @@ object Invocation {
         val mode = run.choice("mode")
         onDefault {
             when (mode) {
-                "await" -> run.rateLoop { repeat(batch) { launchUnit(run.units()) { body() }.join() } }
-                "batch" -> run.rateLoop { List(batch) { launchUnit(run.units()) { body() } }.joinAll() }
-                "forget" ->
+                "await" -> {
+                    run.rateLoop { repeat(batch) { launchUnit(run.units()) { body() }.join() } }
+                }
+
+                "batch" -> {
+                    run.rateLoop { List(batch) { launchUnit(run.units()) { body() } }.joinAll() }
+                }
+
+                "forget" -> {
                     coroutineScope {
                         run.rateLoop {
                             repeat(batch) { launchUnit(run.units()) { body() } }
                             yield()
                         }
                     }
-                else -> throw Refusal("unknown mode $mode")
+                }
+
+                else -> {
+                    throw Refusal("unknown mode $mode")
+                }
             }
             run.stopClocks()
         }

@@ -53,7 +53,12 @@ class MapShrink : Workload {
         while (failing - passing > 1) {
             val from = passing
             val span = failing - passing
-            val candidates = (1L..8L).map { k -> from + span * k / 9 }.filter { it != from }.distinct().toLongArray()
+            val candidates =
+                (1L..8L)
+                    .map { k -> from + span * k / 9 }
+                    .filter { it != from }
+                    .distinct()
+                    .toLongArray()
             val held = apply(candidates)
             evaluated += held.size
             val failed = held.indexOf(FAILS).takeIf { it >= 0 } ?: candidates.size // -1: every one passes

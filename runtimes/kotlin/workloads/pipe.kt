@@ -19,7 +19,9 @@ class Pipe : Workload {
                 Mechanism { run ->
                     Streams.run(run) {
                         // named in full: this class is Pipe, after the workload's id
-                        val pipe = java.nio.channels.Pipe.open()
+                        val pipe =
+                            java.nio.channels.Pipe
+                                .open()
                         Ends(pipe.source(), pipe.sink()) {}
                     }
                 },

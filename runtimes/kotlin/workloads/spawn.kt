@@ -3,11 +3,11 @@
 // and sum what they returned.
 package concbench.workloads
 
+import concbench.coroutines.asyncUnit
+import concbench.coroutines.timedOnDefault
 import concbench.kit.Mechanism
 import concbench.kit.Run
 import concbench.kit.Workload
-import concbench.coroutines.asyncUnit
-import concbench.coroutines.timedOnDefault
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.delay
 
