@@ -1,5 +1,13 @@
 // The coroutine row's helpers: the caller as a coroutine, units counted as
-// they start and end, and a rate loop whose batches may suspend.
+// they start and end, and a rate loop whose batches may suspend. The rest of
+// the kit is the Java kit's (runtimes/java/kit: protocol, clocks, steady
+// warm-up, System.gc before every run), compiled in beside these files.
+//
+// COUNTING COST: a unit's start and finish are the Java kit's Units, three
+// and one atomic operations on counters no lock guards. On a coroutine
+// launched and joined per operation on Dispatchers.Default, uncounted to
+// counted, medians of 10 rounds of a million: 452 to 463, 376 to 408 and 478
+// to 463 ns (three runs): nothing above the noise.
 package concbench.coroutines
 
 import concbench.kit.Run
