@@ -54,6 +54,7 @@ lint: setup
 	@if sh runtimes/java/find-jdk >/dev/null 2>&1; then $(MAKE) -s -C runtimes/java lint; fi
 	@if command -v node >/dev/null; then cd runtimes/node && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --silent --no-audit --no-fund; } && npx --no-install prettier --check --log-level warn .; fi
 	@if command -v mix >/dev/null; then cd runtimes/elixir && mix format --check-formatted; fi
+	@if $(MAKE) -s -C runtimes/kotlin detect >/dev/null 2>&1; then $(MAKE) -s -C runtimes/kotlin lint; fi
 
 setup: $(VENV)/installed
 	@$(CONCBENCH) setup

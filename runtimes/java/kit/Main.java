@@ -143,7 +143,8 @@ public final class Main {
     flags.add("processors=" + Runtime.getRuntime().availableProcessors());
     flags.add("max_heap_mib=" + Runtime.getRuntime().maxMemory() / (1024 * 1024));
     Map<String, Object> runtime = new LinkedHashMap<>();
-    runtime.put("name", "java");
+    // Another JVM language's kit runs this one with its own name (runtimes/kotlin).
+    runtime.put("name", System.getProperty("concbench.runtime", "java"));
     runtime.put(
         "version",
         Runtime.version()

@@ -46,6 +46,7 @@ public final class Run {
   private Clock.Moment rate; // set by rate: where its clocks started
   private Clock.Moment rateStopped; // set by stopClocks: where they stopped, if before the return
   private long batches; // run by rate
+  private long deadline; // the rate loop's, on the wall clock
 
   Run(Map<String, Object> params, Path scratch) {
     this.params = params;
@@ -129,15 +130,29 @@ public final class Run {
    * passed (at least once); the clocks stop when the mechanism returns.
    */
   public void rate(Work batch) throws Exception {
+    startRate();
+    do {
+      batch.run();
+    } while (ranBatch());
+  }
+
+  /**
+   * The loop of {@link #rate} for a mechanism that runs its batches itself, where a batch cannot be
+   * a {@link Work} (a Kotlin coroutine's, which suspends inside it): starts the clocks; the
+   * mechanism then calls {@link #ranBatch} after each batch, until it returns false.
+   */
+  public void startRate() {
     if (rate != null || timed != null) {
       throw new IllegalStateException("rate called twice, or with timed, in one run");
     }
     rate = Clock.now();
-    long deadline = rate.wall() + Math.round(number("seconds") * 1e9);
-    do {
-      batch.run();
-      batches++;
-    } while (System.nanoTime() - deadline < 0);
+    deadline = rate.wall() + Math.round(number("seconds") * 1e9);
+  }
+
+  /** Counts a batch of the rate loop; whether the time box is still open. */
+  public boolean ranBatch() {
+    batches++;
+    return System.nanoTime() - deadline < 0;
   }
 
   /**
