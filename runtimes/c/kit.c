@@ -2,9 +2,10 @@
  * the mechanism warmup + runs times, prints one response line (JSON) on
  * stdout (docs/protocol.md). Its one argument, the runtime's option, is the
  * test hook --slowdown=PCT (stretch()). The API workloads use is in util.c,
- * io_uring's helpers in uring.c; the registry of workloads is kit.h's. */
+ * io_uring's helpers in uring.c; the registry of workloads is kit.h's; main()
+ * is main.c's. The C++ kit (runtimes/cpp) links this file and util.c too,
+ * compiled with its own registry and flags, and names itself in kit_main(). */
 #include "kit.h"
-#include "probes.h"
 #include "build_flags.h"
 
 #include <errno.h>
@@ -15,6 +16,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+
+/* The runtime this kit answers for (kit_main()'s argument). */
+static const char *runtime_name = "c";
 
 /* Prints a refusal as the response and exits 1. */
 static void respond_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -41,8 +45,11 @@ struct clocks {
 struct rate {
     int64_t batch;
     double seconds;
-    struct clocks start;   /* recorded by run_rate() */
-    int64_t steps;         /* 0 until run_rate() has run */
+    struct clocks start;   /* recorded by rate_start() */
+    bool started;
+    int64_t deadline;      /* ns on the monotonic clock */
+    struct timespec now;   /* where the current batch started */
+    int64_t steps;         /* batches run */
 };
 
 /* Around a timed region the wall clock is read innermost. A failing clock
@@ -88,25 +95,37 @@ static void stretch(struct timespec start)
         clock_gettime(CLOCK_MONOTONIC, &now);
 }
 
-int run_rate(struct run *run, int (*step)(struct run *run, void *state), void *state)
+int rate_start(struct run *run)
 {
     struct rate *r = run->rate;
     if (!r)
-        return run_fail(run, "run_rate: not a rate workload");
-    if (r->steps)
-        return run_fail(run, "run_rate: called twice in one run");
+        return run_fail(run, "rate_start: not a rate workload");
+    if (r->started)
+        return run_fail(run, "rate_start: called twice in one run");
+    r->started = true;
     clocks_start(&r->start);
-    int64_t deadline = ts_ns(r->start.wall) + (int64_t)(r->seconds * 1e9);
-    struct timespec now = r->start.wall;   /* where this batch starts */
-    int64_t steps = 0;
+    r->deadline = ts_ns(r->start.wall) + (int64_t)(r->seconds * 1e9);
+    r->now = r->start.wall;
+    return 0;
+}
+
+bool rate_next(struct run *run)
+{
+    struct rate *r = run->rate;
+    r->steps++;
+    stretch(r->now);   /* the batch's share of the slowdown: the rate falls */
+    clock_gettime(CLOCK_MONOTONIC, &r->now);   /* cannot fail: it worked in rate_start */
+    return ts_ns(r->now) < r->deadline;
+}
+
+int run_rate(struct run *run, int (*step)(struct run *run, void *state), void *state)
+{
+    if (rate_start(run) < 0)
+        return -1;
     do {
         if (step(run, state) < 0)
             return -1;
-        steps++;
-        stretch(now);   /* the batch's share of the slowdown: the rate falls */
-        clock_gettime(CLOCK_MONOTONIC, &now);   /* cannot fail: it worked above */
-    } while (ts_ns(now) < deadline);
-    r->steps = steps;
+    } while (rate_next(run));
     return 0;
 }
 
@@ -119,7 +138,7 @@ static void respond_error(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "concbench-c: %s\n", msg);
+    fprintf(stderr, "concbench-%s: %s\n", runtime_name, msg);
     json_t *resp = json_pack("{s:b, s:s}", "ok", 0, "error", msg);
     char *line = resp ? json_dumps(resp, JSON_COMPACT) : NULL;
     printf("%s\n", line ? line : "{\"ok\":false,\"error\":\"out of memory\"}");
@@ -135,7 +154,7 @@ static const struct mechanism *lookup(const char *workload, const char *mechanis
         for (const struct mechanism *m = workloads[i].mechanisms; m->name; m++)
             if (strcmp(m->name, mechanism) == 0)
                 return m;
-        respond_error("workload %s has no mechanism %s in the C runtime", workload, mechanism);
+        respond_error("workload %s has no mechanism %s in the %s runtime", workload, mechanism, runtime_name);
     }
     respond_error("unknown workload %s", workload);
 }
@@ -275,7 +294,7 @@ static int respond(json_t *req, json_t *runs, json_t *more)
 {
     json_t *resp = json_pack("{s:b, s:{s:s, s:s, s:o}, s:o}",
                              "ok", 1,
-                             "runtime", "name", "c", "version", __VERSION__, "flags", kit_flags(),
+                             "runtime", "name", runtime_name, "version", __VERSION__, "flags", kit_flags(),
                              "runs", runs);
     if (resp && more)
         json_object_update(resp, more);
@@ -311,8 +330,7 @@ static void parse_slowdown(const char *arg)
 {
     static const char prefix[] = "--slowdown=";
     if (strncmp(arg, prefix, sizeof prefix - 1) != 0)
-        respond_error("usage: concbench-c [--slowdown=PCT] < request.json | concbench-c --probe-io-uring | "
-                      "concbench-c --probe-coroutine");
+        respond_error("usage: concbench-%s [--slowdown=PCT] < request.json", runtime_name);
     const char *value = arg + sizeof prefix - 1;
     char *end;
     slowdown = strtod(value, &end);
@@ -320,12 +338,9 @@ static void parse_slowdown(const char *arg)
         respond_error("--slowdown=%s: the percentage must be a number above 0 and at most 1000", value);
 }
 
-int main(int argc, char **argv)
+int kit_main(int argc, char **argv, const char *runtime)
 {
-    if (argc == 2 && strcmp(argv[1], "--probe-io-uring") == 0)
-        return uring_probe();
-    if (argc == 2 && strcmp(argv[1], "--probe-coroutine") == 0)
-        return coro_probe();
+    runtime_name = runtime;
     for (int i = 1; i < argc; i++)
         parse_slowdown(argv[i]);
 

@@ -57,10 +57,27 @@
 
 #include <jansson.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The C++ kit (runtimes/cpp) includes this header too: there the counters
+ * are std::atomic<int64_t>, which GCC lays out as _Atomic int64_t (C++23's
+ * <stdatomic.h> makes the two one type), and the same inline functions
+ * below use std's atomic functions of the same names. */
+#ifdef __cplusplus
+#include <atomic>
+#define KIT_ATOMIC(type) std::atomic<type>
+using std::atomic_compare_exchange_weak_explicit;
+using std::atomic_fetch_add_explicit;
+using std::atomic_fetch_sub_explicit;
+using std::atomic_load_explicit;
+using std::memory_order_relaxed;
+extern "C" {
+#else
+#include <stdatomic.h>
+#define KIT_ATOMIC(type) _Atomic type
+#endif
 
 #define RESULT_MAX 4
 #define EVIDENCE_MAX 2
@@ -80,7 +97,7 @@ struct run {
     int64_t evidence_value[EVIDENCE_MAX];
     bool evidence_null[EVIDENCE_MAX];
     /* Kept by unit_started() and unit_finished() (threads) ... */
-    _Atomic int64_t started, live, peak;
+    KIT_ATOMIC(int64_t) started, live, peak;
     /* ... and by unit_started_local() and unit_finished_local() (units on
      * the calling thread). */
     int64_t started_local, live_local, peak_local;
@@ -176,6 +193,13 @@ static inline void unit_finished_local(struct run *run)
  * run_rate(). */
 int run_rate(struct run *run, int (*step)(struct run *run, void *state), void *state);
 
+/* The same loop turned inside out, for a mechanism whose batches run inside
+ * a scheduler of its own (a coroutine that awaits between operations):
+ * rate_start() starts the clocks (0, or -1 after run_fail()); after each
+ * batch, rate_next() counts it and says whether another is due. */
+int rate_start(struct run *run);
+bool rate_next(struct run *run);
+
 /* Record a failure (the first one is kept) and return -1. Thread-safe. */
 int run_fail(struct run *run, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -196,5 +220,12 @@ int thread_join(struct run *run, pthread_t tid);
  * "unix:PATH"} on stdout for the bound socket `fd`, flushed at once, so that
  * the harness hands the address to the load generator while the run goes on. */
 int listener_announce(struct run *run, int fd);
+
+/* One trial: reads the request, runs it, answers as `runtime` (kit.c). */
+int kit_main(int argc, char **argv, const char *runtime);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
