@@ -63,8 +63,18 @@ async function fifoFileEnds(fifo) {
   return [r.readable, new FileWriter(w)];
 }
 
+/** Bun's end for reading a descriptor: its chunks, then the descriptor closed
+ *  (a stream leaves one it was given open), at its end or when the reader stops. */
+async function* descriptorChunks(fd) {
+  try {
+    yield* Bun.file(fd).stream();
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** A descriptor's end for reading: an async iterable of its chunks. */
-const readEnd = (fd) => (ENGINE === "bun" ? Bun.file(fd).stream() : new net.Socket({ fd, readable: true, writable: false }));
+const readEnd = (fd) => (ENGINE === "bun" ? descriptorChunks(fd) : new net.Socket({ fd, readable: true, writable: false }));
 
 /** A descriptor's end for writing: a net.Socket, or on Bun a DescriptorSink. */
 const writeEnd = (fd) => (ENGINE === "bun" ? new DescriptorSink(fd) : new net.Socket({ fd, readable: false, writable: true }));
