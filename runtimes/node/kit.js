@@ -268,7 +268,10 @@ function implemented() {
  *  (its process.execArgv is empty: they are read from /proc/self/cmdline). */
 function denoArguments() {
   const argv = fs.readFileSync("/proc/self/cmdline", "utf8").split("\0");
-  return argv.slice(argv.indexOf("run") + 1, argv.indexOf(__filename));
+  return argv.slice(
+    argv.indexOf("run") + 1,
+    argv.findIndex((arg) => path.resolve(arg) === __filename),
+  );
 }
 
 function runtime() {
