@@ -47,12 +47,17 @@
 //
 // Garbage is collected before every run, warm-up or timed, outside the
 // clocks (docs/extending.md, "Settled policies"): gc(), which the manifest's
-// command exposes with --expose-gc (the flags show it). It collects the
-// main isolate's heap, the only one that outlives a run: a worker's isolate
-// and a child process are started afresh in the run that uses them.
+// command exposes with --expose-gc (the flags show it), or on Bun
+// Bun.gc(true). It collects the main isolate's heap, the only one that
+// outlives a run: a worker's isolate and a child process are started afresh
+// in the run that uses them.
+//
+// Bun and Deno run this kit and its workload files too (their manifests
+// extend Node's); where their APIs differ, ENGINE says which one runs it.
 //
 // gc = "off": V8 has no switch that turns its collector off (--expose-gc
-// only lets a program start a collection), so the kit cannot do what the
+// only lets a program start a collection), nor does Bun expose one for
+// JavaScriptCore (Bun.gc only starts one), so the kit cannot do what the
 // seed does: it runs with the collector on (and collects before every run,
 // as always) and does not claim gc=off in its flags (the manifest's notes
 // say so under each rate workload with `gc`).
@@ -64,7 +69,11 @@ const fs = require("node:fs");
 const path = require("node:path");
 
 const WORKLOADS = path.join(__dirname, "workloads");
-const MANIFEST = path.join(__dirname, "runtime.toml");
+// The manifest's mechanisms, which its command passes as {mechanisms}: Bun's
+// and Deno's manifests (runtimes/bun, runtimes/deno) run this kit too.
+const MECHANISMS = (process.argv[2] ?? "").split(",");
+// The runtime that runs the kit: Node (V8), Bun (JavaScriptCore) or Deno (V8).
+const ENGINE = typeof globalThis.Bun === "object" ? "bun" : typeof globalThis.Deno === "object" ? "deno" : "node";
 
 // COUNTING_COST, where counting weighs most: invoke's promise cell with
 // mode=await (an async function called and awaited per operation), batch=100,
@@ -72,7 +81,11 @@ const MANIFEST = path.join(__dirname, "runtime.toml");
 // without run.units.start() and finish() in the body: a median of 39.3 ns an
 // operation without, 38.7 ns with: nothing measurable (V8 inlines the two
 // calls; a promise costs far more). Elsewhere units are made once a run, or
-// are workers and processes, which take milliseconds to start.
+// are workers and processes, which take milliseconds to start. Bun 1.4.5 and
+// Deno 2.9.6, the same loop outside the kit (two rounds each, this 2-core
+// machine shared at a load of 5 to 19): Bun 149.8 ns without, 174.9 with,
+// then 110.0 and 104.5; Deno 152.8 and 160.4, then 83.0 and 81.8: no cost
+// above the noise, which moved Node's own figures by as much.
 
 /** A request the kit cannot serve: a clean refusal, not a failure. */
 class Refusal extends Error {}
@@ -150,8 +163,14 @@ function peakOfSpans(pairs) {
   return peak;
 }
 
-/** The monotonic clock in ns (comparable across the processes of a trial). */
-const stamp = () => process.hrtime.bigint();
+/** The monotonic clock in ns, for the kit's timings. */
+const now = () => process.hrtime.bigint();
+
+/** A child's stamps in ns, comparable across the processes of a trial: Node's
+ *  hrtime (CLOCK_MONOTONIC). Bun's and Deno's count from their process's
+ *  start, so that there a stamp is the wall clock at that start
+ *  (performance.timeOrigin) plus performance.now(), to a fraction of a µs. */
+const stamp = ENGINE === "node" ? now : () => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6));
 
 /** CPU time (ns) of this process and of the children it reaped: /proc/self/stat's
  *  cutime and cstime (Node has no getrusage(RUSAGE_CHILDREN)), in clock ticks. */
@@ -167,11 +186,11 @@ function cpu() {
 
 function clocks() {
   const c = cpu();
-  return { wall: stamp(), ...c };
+  return { wall: now(), ...c };
 }
 
 function since(start) {
-  const wall = stamp();
+  const wall = now();
   const c = cpu();
   return {
     wall_ns: Number(wall - start.wall),
@@ -227,11 +246,6 @@ class Run {
   }
 }
 
-/** The mechanisms the manifest names (not a list of the kit's own). */
-function manifestMechanisms() {
-  return [...fs.readFileSync(MANIFEST, "utf8").matchAll(/^\[mechanisms\.(\w+)\]$/gm)].map((m) => m[1]);
-}
-
 function loadWorkload(id) {
   const file = path.join(WORKLOADS, `${id}.js`);
   if (!/^[a-z0-9-]+$/.test(id) || !fs.existsSync(file)) throw new Refusal(`workload ${JSON.stringify(id)} is not implemented`);
@@ -239,7 +253,7 @@ function loadWorkload(id) {
 }
 
 function implemented() {
-  const names = manifestMechanisms();
+  const names = MECHANISMS;
   const list = {};
   for (const file of fs.readdirSync(WORKLOADS).sort()) {
     if (!file.endsWith(".js")) continue;
@@ -250,7 +264,25 @@ function implemented() {
   return list;
 }
 
+/** The arguments Deno was started with between `deno run` and the kit's path
+ *  (its process.execArgv is empty: they are read from /proc/self/cmdline). */
+function denoArguments() {
+  const argv = fs.readFileSync("/proc/self/cmdline", "utf8").split("\0");
+  return argv.slice(
+    argv.indexOf("run") + 1,
+    argv.findIndex((arg) => path.resolve(arg) === __filename),
+  );
+}
+
 function runtime() {
+  if (ENGINE === "bun") {
+    const flags = [...process.execArgv, "full gc before each run"];
+    return { name: "bun", version: `${Bun.version} (JavaScriptCore, WebKit ${process.versions.webkit.slice(0, 12)})`, flags };
+  }
+  if (ENGINE === "deno") {
+    const flags = [...denoArguments(), "minor gc before each run"];
+    return { name: "deno", version: `${Deno.version.deno} (V8 ${Deno.version.v8})`, flags };
+  }
   const flags = [`UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE || 4}`, ...process.execArgv, "minor gc before each run"];
   return { name: "node", version: `${process.versions.node} (V8 ${process.versions.v8})`, flags };
 }
@@ -302,10 +334,15 @@ function ownPeakKb() {
  *  collection deoptimizes the code that embedded the earlier run's objects
  *  (--trace-deopt: "weak objects", "code dependencies", every run), which
  *  made promise rows 2.8 to 4.9 times slower and never warm
- *  (docs/extending.md, "Settled policies"). */
+ *  (docs/extending.md, "Settled policies"). Bun exposes no young-generation
+ *  collection: Bun.gc(true) is JavaScriptCore's full one, synchronous, with
+ *  which ring's and invoke's promise cells (8 warm-ups, 7 timed runs, twice)
+ *  were no slower than with none (medians 14 and 36 ms against 19 and 13;
+ *  78 and 144 ns an operation against 132 and 201), within the noise. */
 function collectGarbage() {
+  if (ENGINE === "bun") return Bun.gc(true);
   if (typeof globalThis.gc !== "function")
-    throw new Error("the kit needs node --expose-gc (the manifest's command) to collect before every run");
+    throw new Error("the kit needs V8's --expose-gc (the manifest's command) to collect before every run");
   globalThis.gc({ type: "minor" });
 }
 
@@ -367,7 +404,7 @@ async function serve(request) {
   if (kind !== "fixed" && kind !== "rate") throw new Refusal(`unknown kind ${JSON.stringify(kind)}`);
   const workload = loadWorkload(request.workload);
   const name = request.mechanism;
-  if (!manifestMechanisms().includes(name) || typeof workload[name] !== "function") {
+  if (!MECHANISMS.includes(name) || typeof workload[name] !== "function") {
     throw new Refusal(`mechanism ${JSON.stringify(name)} is not implemented for workload ${JSON.stringify(request.workload)}`);
   }
   const trial = new Trial();
@@ -426,6 +463,6 @@ async function main() {
   process.exit(code);
 }
 
-module.exports = { Refusal, sharedUnits, stamp };
+module.exports = { ENGINE, Refusal, sharedUnits, stamp };
 
 if (require.main === module) main();

@@ -8,11 +8,17 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { execFileSync } = require("node:child_process");
 
+/** The path of a new FIFO, the `i`th named after `name` in the scratch directory. */
+function makeFifo(scratch, name, i) {
+  const fifo = path.join(scratch, `${name}-${i}`);
+  execFileSync("mkfifo", [fifo]);
+  return fifo;
+}
+
 /** `count` pipes named after `name` in the scratch directory: [reader, writer] descriptors each. */
 function fifoEnds(scratch, name, count) {
   return Array.from({ length: count }, (_, i) => {
-    const fifo = path.join(scratch, `${name}-${i}`);
-    execFileSync("mkfifo", [fifo]);
+    const fifo = makeFifo(scratch, name, i);
     const ends = [fs.constants.O_RDONLY, fs.constants.O_WRONLY].map((mode) => fs.openSync(fifo, mode | fs.constants.O_NONBLOCK));
     fs.unlinkSync(fifo);
     return ends;
@@ -35,4 +41,4 @@ async function* counts(stream) {
   }
 }
 
-module.exports = { fifoEnds, sendCount, counts };
+module.exports = { makeFifo, fifoEnds, sendCount, counts };

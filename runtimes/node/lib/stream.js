@@ -6,16 +6,28 @@
 // the writer awaits 'drain' when write() says so, as Node's streams ask.
 // The same two bodies run as async functions (promise), in workers and in
 // child processes, on descriptors those inherit.
+// On Bun a descriptor's ends are Bun's own, and on Deno a FIFO's in the
+// promise row (lib/descriptors.js).
 "use strict";
 
 const net = require("node:net");
 const { once } = require("node:events");
+const { readEnd, writeEnd } = require("./descriptors.js");
 
-async function writeAll(socket, messages, size) {
+async function writeAll(end, messages, size) {
   const block = Buffer.alloc(size, "x");
-  for (let i = 0; i < messages; i++) if (!socket.write(block)) await once(socket, "drain");
-  socket.end();
-  await once(socket, "close");
+  if (!(end instanceof net.Socket)) return sinkAll(end, block, messages);
+  for (let i = 0; i < messages; i++) if (!end.write(block)) await once(end, "drain");
+  end.end();
+  await once(end, "close");
+}
+
+async function sinkAll(sink, block, messages) {
+  for (let i = 0; i < messages; i++) {
+    const full = sink.write(block);
+    if (full) await full;
+  }
+  await sink.end();
 }
 
 async function readAll(socket) {
@@ -25,8 +37,8 @@ async function readAll(socket) {
 }
 
 /** The bodies of a worker or a child, on a descriptor it was given. */
-const writer = ({ fd, messages, size }) => writeAll(new net.Socket({ fd, readable: false, writable: true }), messages, size);
-const reader = ({ fd }) => readAll(new net.Socket({ fd, readable: true, writable: false }));
+const writer = ({ fd, messages, size }) => writeAll(writeEnd(fd), messages, size);
+const reader = ({ fd }) => readAll(readEnd(fd));
 
 /** The promise row: pairs of [reader, writer] sockets. */
 async function streamPromises(run, pairs) {

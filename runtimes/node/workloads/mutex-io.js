@@ -10,6 +10,7 @@ const path = require("node:path");
 const { Mutex } = require("../lib/async.js");
 const { SharedLock } = require("../lib/shared.js");
 const { startWorker } = require("../lib/workers.js");
+const { ENGINE } = require("../kit.js");
 
 /** The groups' files, made before the timing; their sizes, and removing them, after. */
 function groupFiles(run) {
@@ -62,8 +63,11 @@ async function promise(run) {
 
 /** A worker's loop: a blocking pwrite (fs.writeSync at a position) on the
  *  descriptor the caller opened (a worker shares its process's descriptors),
- *  the group's lock and end in SharedArrayBuffers. */
-function lockedWrites({ lock, end, fd, iterations, size }) {
+ *  the group's lock and end in SharedArrayBuffers. On Deno a worker opens the
+ *  file itself, before its loop: Deno's node:fs descriptors are its isolate's
+ *  (another isolate's is EBADF). */
+function lockedWrites({ lock, end, fd: callers, file, iterations, size }) {
+  const fd = ENGINE === "deno" ? fs.openSync(file, "r+") : callers;
   const mutex = new SharedLock(lock);
   const block = Buffer.alloc(size, "x");
   let contended = 0;
@@ -77,6 +81,7 @@ function lockedWrites({ lock, end, fd, iterations, size }) {
     end[0] = at + size;
     mutex.unlock();
   }
+  if (fd !== callers) fs.closeSync(fd);
   return contended;
 }
 
@@ -88,6 +93,7 @@ async function worker(run) {
     lock: new SharedLock().cells,
     end: new Float64Array(new SharedArrayBuffer(8)),
     fd: fs.openSync(file, "r+"),
+    file,
   }));
   const contended = await run.timed(() =>
     Promise.all(

@@ -8,7 +8,7 @@
 const { MessageChannel } = require("node:worker_threads");
 const { Queue } = require("../lib/async.js");
 const fs = require("node:fs");
-const net = require("node:net");
+const { readEnd, writeEnd } = require("../lib/descriptors.js");
 const { startWorker } = require("../lib/workers.js");
 const { forkChild } = require("../lib/processes.js");
 const { fifoEnds, sendCount, counts } = require("../lib/fifo.js");
@@ -83,8 +83,8 @@ const STOP = 0xffffffff;
 /** A player's child: its inbox is descriptor 3, its partner's pipe 4; the
  *  counts and the stop go as in the worker row (play). */
 async function playOver({ pinger, rounds }) {
-  const inbox = new net.Socket({ fd: 3, readable: true, writable: false });
-  const partner = new net.Socket({ fd: 4, readable: false, writable: true });
+  const inbox = readEnd(3);
+  const partner = writeEnd(4);
   if (pinger) sendCount(partner, 0);
   let replies = 0;
   let last;

@@ -4,21 +4,24 @@
 "use strict";
 
 const fs = require("node:fs");
-const net = require("node:net");
 const { streamPromises, streamUnits } = require("../lib/stream.js");
+const { fifoFileEnds, readEnd, writeEnd } = require("../lib/descriptors.js");
 const { startWorker } = require("../lib/workers.js");
 const { forkChild } = require("../lib/processes.js");
-const { fifoEnds } = require("../lib/fifo.js");
+const { makeFifo, fifoEnds } = require("../lib/fifo.js");
+const { ENGINE } = require("../kit.js");
 
 /** Each group's pipe: [reader, writer] descriptors of a FIFO (lib/fifo.js). */
 const groupPipes = (run) => fifoEnds(run.scratch, "pipe", run.params.groups);
 
-/** Each end a net.Socket handle (libuv's pipe handle) on the one event loop. */
-function promise(run) {
-  const pairs = groupPipes(run).map(([r, w]) => [
-    new net.Socket({ fd: r, readable: true, writable: false }),
-    new net.Socket({ fd: w, readable: false, writable: true }),
-  ]);
+/** Each end a net.Socket handle (libuv's pipe handle) on the one event loop;
+ *  on Bun its own ends, on Deno its own files (lib/descriptors.js). */
+async function promise(run) {
+  const { groups } = run.params;
+  const pairs =
+    ENGINE === "deno"
+      ? await Promise.all(Array.from({ length: groups }, (_, i) => fifoFileEnds(makeFifo(run.scratch, "pipe", i))))
+      : groupPipes(run).map(([r, w]) => [readEnd(r), writeEnd(w)]);
   return streamPromises(run, pairs);
 }
 

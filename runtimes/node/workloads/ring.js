@@ -7,7 +7,7 @@
 const { MessageChannel } = require("node:worker_threads");
 const { Queue } = require("../lib/async.js");
 const fs = require("node:fs");
-const net = require("node:net");
+const { readEnd, writeEnd } = require("../lib/descriptors.js");
 const { startWorker } = require("../lib/workers.js");
 const { forkChild } = require("../lib/processes.js");
 const { fifoEnds, sendCount, counts } = require("../lib/fifo.js");
@@ -88,8 +88,8 @@ const STOP = 0xffffffff;
 /** A node's child: its inbox is descriptor 3, the next node's pipe 4; the
  *  token and the stop go round as in the worker row (pass). */
 async function passOn({ first, laps }) {
-  const inbox = new net.Socket({ fd: 3, readable: true, writable: false });
-  const next = new net.Socket({ fd: 4, readable: false, writable: true });
+  const inbox = readEnd(3);
+  const next = writeEnd(4);
   const send = (count) => sendCount(next, count);
   if (first) send(1); // the token starts at 0, and this is its first pass
   let lap = 0;
