@@ -55,6 +55,7 @@ lint: setup
 	@if command -v node >/dev/null; then cd runtimes/node && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --silent --no-audit --no-fund; } && npx --no-install prettier --check --log-level warn .; fi
 	@if command -v mix >/dev/null; then cd runtimes/elixir && mix format --check-formatted; fi
 	@if $(MAKE) -s -C runtimes/kotlin detect >/dev/null 2>&1; then $(MAKE) -s -C runtimes/kotlin lint; fi
+	@if command -v clang-format >/dev/null; then clang-format --dry-run --Werror runtimes/cpp/*.cpp runtimes/cpp/lib/*.hpp runtimes/cpp/workloads/*.cpp; fi
 
 setup: $(VENV)/installed
 	@$(CONCBENCH) setup

@@ -35,8 +35,9 @@ using boost::system::error_code;
 template <class T>
 using channel = asio::experimental::concurrent_channel<void(error_code, T)>;
 
-class loop {
-public:
+class loop
+{
+  public:
     // threads 0: the caller runs the loop; else that many threads do.
     loop(kit::run &r, unsigned threads) : r_(r), ctx(threads ? int(threads) : 1)
     {
@@ -82,17 +83,16 @@ public:
     {
         using result = std::invoke_result_t<Call>;
         co_return co_await asio::co_spawn(
-            *blocking_, [call = std::move(call)]() -> awaitable<result> { co_return call(); },
-            use_awaitable);
+            *blocking_, [call = std::move(call)]() -> awaitable<result> { co_return call(); }, use_awaitable);
     }
 
-private:
+  private:
     kit::run &r_;
 
-public:
+  public:
     asio::io_context ctx;
 
-private:
+  private:
     std::optional<asio::executor_work_guard<asio::io_context::executor_type>> guard_;
     std::vector<std::thread> runners_;
     std::optional<asio::thread_pool> blocking_;
@@ -101,8 +101,9 @@ private:
 // A count-down the loop's coroutines await: count_down() from any thread;
 // the last one puts a token in a channel, which wait() takes if the count
 // had not reached zero when it looked.
-class countdown {
-public:
+class countdown
+{
+  public:
     countdown(loop &l, int64_t count) : count_(count), zero_(l.ctx, 1) {}
     void add(int64_t n) { count_.fetch_add(n); }
     void count_down()
@@ -116,15 +117,16 @@ public:
             co_await zero_.async_receive(use_awaitable);
     }
 
-private:
+  private:
     std::atomic<int64_t> count_;
     channel<int> zero_;
 };
 
 // A group of units spawned on the loop and awaited together (a countdown
 // of them). What a unit throws is rethrown by join().
-class group {
-public:
+class group
+{
+  public:
     explicit group(loop &l) : loop_(l), pending_(l, 0) {}
 
     template <class Body>
@@ -154,7 +156,7 @@ public:
             std::rethrow_exception(error_);
     }
 
-private:
+  private:
     loop &loop_;
     countdown pending_;
     std::mutex error_lock_;
@@ -185,10 +187,7 @@ inline awaitable<void> give(channel<int64_t> &ch, int64_t value, int64_t &blocke
 }
 
 // A channel's capacity for a workload's `capacity` (0: no bound).
-inline size_t capacity_of(int64_t capacity)
-{
-    return capacity ? size_t(capacity) : std::numeric_limits<size_t>::max();
-}
+inline size_t capacity_of(int64_t capacity) { return capacity ? size_t(capacity) : std::numeric_limits<size_t>::max(); }
 
 // The two rows' prepare and finish (kit.h): the run's state is its loop,
 // or a with_loop<T> where the workload prepares a T of its own too.

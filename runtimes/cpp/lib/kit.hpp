@@ -14,7 +14,8 @@
 #include <thread>
 #include <utility>
 
-namespace kit {
+namespace kit
+{
 
 using run = ::run;
 
@@ -65,7 +66,7 @@ int guarded(run *r)
 
 // A workload table's entry (kit.h's struct mechanism).
 constexpr ::mechanism row(const char *name, int (*fn)(run *), int (*prepare)(run *) = nullptr,
-                        int (*finish)(run *) = nullptr)
+                          int (*finish)(run *) = nullptr)
 {
     return {name, fn, prepare, finish};
 }
@@ -99,17 +100,15 @@ T &state(run &r)
 
 // A unit's life: started as the guard is made, finished as it goes (kit.h).
 // Units that all run on the run's calling thread count themselves locally.
-class unit {
-public:
-    unit(run &r, bool local) : r_(r), local_(local)
-    {
-        local_ ? unit_started_local(&r_) : unit_started(&r_);
-    }
+class unit
+{
+  public:
+    unit(run &r, bool local) : r_(r), local_(local) { local_ ? unit_started_local(&r_) : unit_started(&r_); }
     ~unit() { local_ ? unit_finished_local(&r_) : unit_finished(&r_); }
     unit(const unit &) = delete;
     unit &operator=(const unit &) = delete;
 
-private:
+  private:
     run &r_;
     bool local_;
 };
@@ -169,4 +168,4 @@ struct rate_loop {
     bool next() { return rate_next(&r); }
 };
 
-}  // namespace kit
+}   // namespace kit

@@ -9,8 +9,9 @@
 #include <mutex>
 
 template <class T>
-class blocking_queue {
-public:
+class blocking_queue
+{
+  public:
     explicit blocking_queue(size_t capacity = 0) : capacity_(capacity) {}
 
     bool push(T item)
@@ -34,7 +35,7 @@ public:
         return waited;
     }
 
-private:
+  private:
     bool full() const { return capacity_ && items_.size() >= capacity_; }
 
     size_t capacity_;

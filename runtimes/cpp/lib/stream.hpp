@@ -78,8 +78,8 @@ void stream_asio(kit::run &r, MakePair make_pair, EndWriter end_writer)
                 int64_t received = 0;
                 for (;;) {
                     error_code ec;
-                    size_t n = co_await reader.async_read_some(asio::buffer(buffer),
-                                                               asio::redirect_error(use_awaitable, ec));
+                    size_t n =
+                        co_await reader.async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
                     if (ec == asio::error::eof)
                         break;
                     if (ec)

@@ -57,8 +57,9 @@ std::vector<Out> striped(kit::run &r, int64_t workers, const std::vector<In> &in
 // work): each is counted started the first time it runs one, and finished
 // at the run's end, still timed (a thread_local mark of the run; a case
 // costs a load and a compare).
-class arena_units {
-public:
+class arena_units
+{
+  public:
     explicit arena_units(kit::run &r) : r_(r), generation_(++runs_) {}
     void mark()
     {
@@ -74,7 +75,7 @@ public:
             unit_finished(&r_);
     }
 
-private:
+  private:
     kit::run &r_;
     int64_t generation_;
     std::atomic<int64_t> threads_ = 0;
@@ -122,7 +123,7 @@ void worker_modes(kit::run &r, worker w, Evaluate evaluate, Evaluation evaluatio
 template <void (*fn)(kit::run &, worker)>
 constexpr mechanism map_rows[] = {
     kit::row("thread", kit::guarded<[](kit::run &r) { fn(r, worker{}); }>),
-    kit::row("tbb", kit::guarded<[](kit::run &r) { fn(r, worker{&kit::state<arena>(r).threads}); }>,
-             kit::make<arena>, kit::unmake<arena>),
+    kit::row("tbb", kit::guarded<[](kit::run &r) { fn(r, worker{&kit::state<arena>(r).threads}); }>, kit::make<arena>,
+             kit::unmake<arena>),
 
 };

@@ -2,5 +2,8 @@
 #include "lib/readiness.hpp"
 
 const struct mechanism await_readable_mechanisms[] = {
-    readiness_rows<true>[0], readiness_rows<true>[1], readiness_rows<true>[2], {},
+    readiness_rows<true>[0],
+    readiness_rows<true>[1],
+    readiness_rows<true>[2],
+    {},
 };

@@ -33,8 +33,7 @@ struct listener {
     std::string path;
 
     explicit listener(kit::run &r_)
-        : r(r_), connections(kit::count(r_, "connections", 1)),
-          buffer(std::max(kit::count(r_, "size", 1), buffer_min)),
+        : r(r_), connections(kit::count(r_, "connections", 1)), buffer(std::max(kit::count(r_, "size", 1), buffer_min)),
           tcp(kit::choice(r_, "transport", {"tcp", "unix", nullptr}) == 0)
     {
         // A server holds a descriptor per connection: the soft limit is
@@ -150,7 +149,8 @@ awaitable<void> serve(loop &lp, listener &l, held &h, std::atomic<int64_t> &byte
             int64_t echoed = 0;
             for (;;) {
                 error_code ec;
-                size_t n = co_await socket.async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
+                size_t n =
+                    co_await socket.async_read_some(asio::buffer(buffer), asio::redirect_error(use_awaitable, ec));
                 if (ec == asio::error::eof)
                     break;
                 if (ec)
