@@ -29,14 +29,17 @@ test: lint
 # Each language's standard checker: ruff for the harness (and for the Python
 # kit, with the harness's settings, where python3 is installed), hlint for the
 # Haskell kit, ruby -wc for the Ruby kit, gofmt and go vet for the Go kit,
-# rustfmt and clippy for the Rust kit, google-java-format for the Java kit and
+# rustfmt and clippy for the Rust kit, google-java-format for the Java kit,
 # prettier (from the npm registry, runtimes/node/package-lock.json) for the
-# Node.js kit where their toolchains are installed (the C kit builds with -Wall -Wextra
-# -Werror, the Java kit with javac -Xlint -Werror, the Erlang kit with erlc
-# +warnings_as_errors: OTP 25 ships no formatter, and erlfmt comes from
-# hex.pm, which this project's machines do not reach).
-# What the tests need is installed first (hlint, and a browser for the
-# report), and the toolchains concbench builds itself (Ruby 3.4 for ruby34:
+# Node.js kit (which Bun and Deno run too), clang-format for the C++ kit, mix
+# format for the Elixir kit and ktlint (from Maven Central) for the Kotlin kit
+# where their toolchains are installed (the C and C++ kits build with -Wall
+# -Wextra -Werror, the Java kit with javac -Xlint -Werror, Kotlin's with
+# kotlinc -Werror, Elixir's with elixirc --warnings-as-errors, the Erlang kit
+# with erlc +warnings_as_errors: OTP 25 ships no formatter, and erlfmt comes
+# from hex.pm, which this project's machines do not reach).
+# What the tests need is installed first (hlint, clang-format, and a browser
+# for the report), and the toolchains concbench builds itself (Ruby 3.4 for ruby34:
 # about 8 minutes, once per machine), whose Ruby checks the Ruby kit too.
 lint: setup
 	@$(CONCBENCH) setup --tests --provide all

@@ -10,8 +10,9 @@ from .runtimes import Runtime
 
 # The harness builds its trial spawner and load generator with the C compiler.
 HARNESS_PACKAGES = ["gcc", "libc6-dev"]
-# The tests open the HTML report in a real browser; make lint runs hlint on the Haskell kit.
-TEST_PACKAGES = ["chromium", "hlint"]
+# The tests open the HTML report in a real browser; make lint runs hlint on
+# the Haskell kit and clang-format on the C++ kit.
+TEST_PACKAGES = ["chromium", "hlint", "clang-format"]
 # The tests start a throwaway PostgreSQL server where it can be had; without
 # it, its tests are skipped with the reason.
 OPTIONAL_TEST_PACKAGES = ["postgresql"]
