@@ -14,8 +14,6 @@
 
 #include <boost/asio.hpp>
 #include <boost/asio/experimental/concurrent_channel.hpp>
-#include <boost/asio/experimental/promise.hpp>
-#include <boost/asio/experimental/use_promise.hpp>
 
 #include <atomic>
 #include <limits>
@@ -123,11 +121,14 @@ class countdown
 };
 
 // A group of units spawned on the loop and awaited together (a countdown
-// of them). What a unit throws is rethrown by join().
+// of them). What a unit throws is rethrown by join(). The spawner holds a
+// count of its own until join(): on a loop of several threads the units
+// spawned first may all end before the next is spawned, and the count must
+// not reach zero then.
 class group
 {
   public:
-    explicit group(loop &l) : loop_(l), pending_(l, 0) {}
+    explicit group(loop &l) : loop_(l), pending_(l, 1) {}
 
     template <class Body>
     void spawn(Body body)
@@ -151,6 +152,7 @@ class group
 
     awaitable<void> join()
     {
+        pending_.count_down();
         co_await pending_.wait();
         if (error_)
             std::rethrow_exception(error_);

@@ -28,27 +28,31 @@ static void future_thread(kit::run &r)
     result_set(&r, "sum", sum);
 }
 
-// co_spawn with asio's experimental use_promise: each coroutine starts at
-// once, and its promise is awaited afterwards.
+// co_spawn per future, each started at once, its value delivered to a
+// channel of one slot (the future) by the spawn's completion handler and
+// taken afterwards. Not asio's experimental use_promise: its promise is
+// not safe across threads, and on asio_mt a value set on one thread while
+// the caller attached to it on another was lost (the trial hung).
 static void future_asio(kit::run &r)
 {
     int64_t futures = kit::count(r, "futures", 1);
     loop &l = loop_of(r);
     int64_t sum = 0;
     l.run([&]() -> awaitable<void> {
-        using promise = asio::experimental::promise<void(std::exception_ptr, int64_t), asio::any_io_executor>;
-        std::vector<promise> started;
+        std::vector<std::unique_ptr<channel<int64_t>>> started;
         started.reserve(futures);
-        for (int64_t i = 0; i < futures; i++)
-            started.push_back(asio::co_spawn(
+        for (int64_t i = 0; i < futures; i++) {
+            auto &value = *started.emplace_back(std::make_unique<channel<int64_t>>(l.ctx, 1));
+            asio::co_spawn(
                 l.ctx,
                 [&l, i]() -> awaitable<int64_t> {
                     auto counted = l.unit();
                     co_return compute(i);
                 },
-                asio::experimental::use_promise));
-        for (auto &p : started)
-            sum += co_await p(use_awaitable);
+                [&value](std::exception_ptr, int64_t computed) { value.try_send(error_code{}, computed); });
+        }
+        for (auto &value : started)
+            sum += co_await value->async_receive(use_awaitable);
     });
     result_set(&r, "sum", sum);
 }
