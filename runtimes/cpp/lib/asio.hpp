@@ -122,12 +122,14 @@ class countdown
     channel<int> zero_;
 };
 
-// A group of units spawned on the loop and awaited together (a countdown
-// of them). What a unit throws is rethrown by join().
+// A group of units spawned on the loop and awaited together: a countdown
+// of them, plus one the group holds until join(), so that it cannot reach
+// zero while units are still being spawned (those already spawned may all
+// have ended). What a unit throws is rethrown by join().
 class group
 {
   public:
-    explicit group(loop &l) : loop_(l), pending_(l, 0) {}
+    explicit group(loop &l) : loop_(l), pending_(l, 1) {}
 
     template <class Body>
     void spawn(Body body)
@@ -151,6 +153,7 @@ class group
 
     awaitable<void> join()
     {
+        pending_.count_down();   // the group's own
         co_await pending_.wait();
         if (error_)
             std::rethrow_exception(error_);
