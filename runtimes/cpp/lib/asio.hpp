@@ -120,11 +120,10 @@ class countdown
     channel<int> zero_;
 };
 
-// A group of units spawned on the loop and awaited together (a countdown
-// of them). What a unit throws is rethrown by join(). The spawner holds a
-// count of its own until join(): on a loop of several threads the units
-// spawned first may all end before the next is spawned, and the count must
-// not reach zero then.
+// A group of units spawned on the loop and awaited together: a countdown
+// of them, plus one the group holds until join(), so that it cannot reach
+// zero while units are still being spawned (those already spawned may all
+// have ended). What a unit throws is rethrown by join().
 class group
 {
   public:
@@ -152,7 +151,7 @@ class group
 
     awaitable<void> join()
     {
-        pending_.count_down();
+        pending_.count_down();   // the group's own
         co_await pending_.wait();
         if (error_)
             std::rethrow_exception(error_);
