@@ -55,6 +55,10 @@ def test_every_failure_is_classified_stored_and_the_run_goes_on(fake_env):
     }
     assert "fake/inexpressible  n/a: this mechanism has no triangles" in done.stdout
     assert "fake/absent         unavailable: fake/absent is unusable (apt-get install nothing-real)" in done.stdout
+    assert (
+        "fake/library        unavailable: fake/library is unusable: cannot load such file -- imaginary "
+        "(gem install imaginary)" in done.stdout
+    )
     assert "fake/liar trials 1, 2: INVALID: run 1: total = 5051, expected 5050" in done.stdout
     assert "fake/crash trials 1, 2: CRASH: killed by signal 11: about to crash" in done.stdout
 
@@ -157,6 +161,7 @@ def test_list_shows_mechanisms_and_every_na_cell_with_its_reason(fake_env):
     done = concbench("list", env=fake_env)
     assert done.returncode == 0
     assert "fake/honest" in done.stdout and "option loud" in done.stdout
+    assert "needs a library the project does not install  (optional: gem install imaginary)" in done.stdout
     assert "triangle        fake/inexpressible n/a: this mechanism has no triangles" in done.stdout
 
 
@@ -165,6 +170,11 @@ def test_doctor_names_what_is_missing_and_how_to_install_it(fake_env):
     assert done.returncode == 1
     assert "fake/absent" in done.stdout and "apt-get install nothing-real" in done.stdout
     assert "absent  fake/teleport    needs a package no registry has" in done.stdout
+    # A library the project does not install: how to, and not counted as missing.
+    assert (
+        "missing fake/library     optional, not installed (cannot load such file -- imaginary): gem install imaginary"
+        in done.stdout
+    )
 
 
 def test_a_mechanism_is_na_above_its_limit_and_runs_below_it(fake_env):

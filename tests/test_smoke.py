@@ -24,8 +24,10 @@ def _cells():
 
 
 def _runnable():
-    """The cells that must verify; those of a runtime concbench provides only
-    on request (Ruby 3.4), where it has not been provided, skipped with why."""
+    """The cells that must verify; skipped with why: those of a runtime
+    concbench provides only on request (Ruby 3.4), where it has not been
+    provided, and those of an optional library (a seed's subject) where it is
+    not installed."""
     found = runtimes.load_all()
     for w, r, m, na in CELLS:
         if na:
@@ -33,6 +35,8 @@ def _runnable():
         rt = found[r]
         if rt.manifest.provide and not rt.toolchain.ok:
             yield pytest.param(w, r, m, marks=pytest.mark.skip(reason=f"{r} is not here ({rt.toolchain_hint})"))
+        elif rt.manifest.mechanisms[m].install and rt.toolchain.ok and (why := rt.unavailable(m)):
+            yield pytest.param(w, r, m, marks=pytest.mark.skip(reason=why))
         else:
             yield w, r, m
 

@@ -40,6 +40,11 @@ class Mechanism(Strict):
     units: int | None = pydantic.Field(default=None, ge=0)
     requires: list[str] = []
     packages: list[str] = []
+    # How to get its library where no Debian package has it (a gem, a
+    # Haskell package): said when requires fails, in place of an apt-get line.
+    # Such a mechanism is optional: the project installs nothing of it, so
+    # doctor does not count it missing and the tests skip it where it is absent.
+    install: str | None = None
     na: dict[str, str] = {}
     limits: dict[str, Limit] = {}  # by workload id
     # By workload id: what a reader of the row must know, such as why its
@@ -86,7 +91,7 @@ class Manifest(Strict):
     @pydantic.model_validator(mode="after")
     def _interpreter_given(self):
         commands = [self.detect, self.build, self.command, self.provide]
-        commands += [m.requires for m in self.mechanisms.values()]
+        commands += [m.requires + [m.install or ""] for m in self.mechanisms.values()]
         if self.interpreter is None and any("{interpreter}" in arg for argv in commands for arg in argv):
             raise ValueError("a command names {interpreter}, but the manifest gives no interpreter")
         return self
@@ -169,8 +174,13 @@ class Runtime:
         spec = self.manifest.mechanisms[mechanism]
         if spec.requires and not (found := self.probe_requirement(mechanism)).ok:
             said = f": {found.output[:PROBE_SAYS]}" if found.output else ""  # what failed, e.g. the kernel's refusal
-            return f"{self.name}/{mechanism} is unusable{said} ({self.install_hint(spec.packages)})"
+            return f"{self.name}/{mechanism} is unusable{said} ({self.mechanism_hint(mechanism)})"
         return None
+
+    def mechanism_hint(self, mechanism: str) -> str:
+        """How to get what a mechanism requires: its library's install command, else its packages."""
+        spec = self.manifest.mechanisms[mechanism]
+        return self.expand([spec.install])[0] if spec.install else self.install_hint(spec.packages)
 
     def probe_requirement(self, mechanism: str) -> Probe:
         if mechanism not in self._requirements:

@@ -46,7 +46,8 @@ def _heading(title: str, hint: str = "") -> Text:
 def _runtime_lines(rt: runtimes.Runtime) -> Iterator[str]:
     yield f"  {rt.name:<12} {rt.manifest.summary}"
     for name, mech in rt.manifest.mechanisms.items():
-        yield f"    {rt.name + '/' + name:<18} {mech.doc}"
+        optional = f"  (optional: {rt.mechanism_hint(name)})" if mech.install else ""
+        yield f"    {rt.name + '/' + name:<18} {mech.doc}{optional}"
     for name, option in rt.manifest.options.items():
         yield f"    option {name:<11} {option.doc}  (-o {name})"
     for name, why in rt.manifest.absent.items():
@@ -80,14 +81,16 @@ def doctor(suite):
         for name, mech in rt.manifest.mechanisms.items():
             if not mech.requires or not ok:
                 continue
-            usable = rt.probe_requirement(name).ok
-            missing += not usable
-            hint = "" if usable else f"  ({rt.install_hint(mech.packages)})"
-            console.print(
-                Text.assemble(
-                    _found(usable), printable(f" {rt.name + '/' + name:<16} {' '.join(rt.expand(mech.requires))}{hint}")
-                )
-            )
+            found = rt.probe_requirement(name)
+            if found.ok or not mech.install:
+                missing += not found.ok
+                hint = "" if found.ok else f"  ({rt.mechanism_hint(name)})"
+                what = f"{found.output or ' '.join(rt.expand(mech.requires))}{hint}"
+                console.print(Text.assemble(_found(found.ok), printable(f" {rt.name + '/' + name:<16} {what}")))
+            else:  # a library the project does not install: not counted as missing
+                said = f" ({found.output})" if found.output else ""
+                where = f" {rt.name + '/' + name:<16} optional, not installed{said}: {rt.mechanism_hint(name)}"
+                console.print(Text.assemble(("missing", "yellow"), printable(where)))
         for name, why in rt.manifest.absent.items():  # cannot be had here: not counted as missing
             console.print(Text.assemble(("absent ", "yellow"), printable(f" {rt.name + '/' + name:<16} {why}")))
     console.print(printable(f"database: {postgresql.shown(paths.default_db())}"))
