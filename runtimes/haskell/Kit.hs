@@ -40,8 +40,12 @@
 -- before any clock starts, and the workloads counted so hold no object
 -- with a finalizer (pipe reads and writes its descriptors without Handles;
 -- echo's sockets have one, so its async row counts stamps).
+-- A library that runs several bodies one after another on a thread of its
+-- own (streamly) is counted the same way ('Pooled'), its bodies stamped for
+-- peak_live only.
 -- Main checks every run against that number: the census never counts more
--- units than threads were created (else the run fails), and where every
+-- units (for 'Pooled', more bodies at once) than threads were created
+-- (else the run fails), and where every
 -- thread should be a stamped unit ('Stamped') a difference is noted on
 -- stderr. peak_live counts the stamped bodies only, so it stays at or below
 -- units.
@@ -65,7 +69,7 @@ module Kit
   , Tally, newTally, bump, tallied
     -- * What units talk through
   , Queue (..), Box (..), Prims (..), forkio, stm, foldStrict
-  , KitError (..)
+  , KitError (..), builtWithout
   ) where
 
 import Control.Concurrent (forkIO)
@@ -135,6 +139,11 @@ data Counting
   | Created
     -- ^ a library (async) forks threads around the bodies that no stamp can
     -- reach: units are the threads the RTS created during the run
+  | Pooled
+    -- ^ a library (streamly) runs the bodies on threads of its own, as many
+    -- as it decides and several bodies one after another on one: units are
+    -- the threads the RTS created during the run, as for Created, and
+    -- peak_live the most bodies running at once, never more than threads
   deriving (Eq)
 
 -- | What a run reports: the values its workload's [expect] names, and the
@@ -149,6 +158,12 @@ instance NFData Outcome where
 
 -- | A request the kit cannot serve, or a run that went wrong: its message.
 newtype KitError = KitError String
+
+-- | Why a mechanism of an optional package cannot run: the kit was built
+-- where GHC did not find the package (the Makefile's CPP guard).
+builtWithout :: String -> KitError
+builtWithout package = KitError ("the kit was built without " ++ package
+  ++ ": GHC found no " ++ package ++ " package when it built the kit")
 
 instance Show KitError where
   show (KitError message) = message

@@ -1,8 +1,10 @@
-{-# LANGUAGE OverloadedStrings, ScopedTypeVariables #-}
+{-# LANGUAGE LambdaCase, OverloadedStrings, ScopedTypeVariables #-}
 -- | The concbench Haskell kit: reads one request (JSON) on stdin, runs the
 -- mechanism warmup + runs times, prints one response line (JSON) on stdout.
 -- A floor request is answered at once, nothing run. Each run reports its
 -- units, peak_live and evidence (Kit's header says how they are counted).
+-- With --library PACKAGE, it says which version of an optional package it
+-- was built with instead.
 -- See docs/protocol.md; Kit.hs is what the workload files see.
 module Main (main) where
 
@@ -21,12 +23,14 @@ import Data.String (fromString)
 import Data.Version (showVersion)
 import GHC.RTS.Flags (ParFlags (..), getParFlags)
 import System.Mem (performMajorGC)
+import System.Environment (getArgs)
 import System.Exit (ExitCode (..), exitWith)
 import System.IO (hFlush, hPutStrLn, stderr, stdout)
 import System.Info (fullCompilerVersion)
 
 import BuildFlags (ghcFlags)
 import Kit
+import Libraries (libraries)
 import Registry (workloads)
 
 data Request = Request
@@ -45,7 +49,19 @@ instance FromJSON Request where
             <*> o .: "warmup" <*> o .: "runs"
 
 main :: IO ()
-main = do
+main = getArgs >>= \case
+  ["--library", package] -> library package
+  _ -> answerRequest
+
+-- | The requirement probe of an optional package's mechanisms (runtime.toml's
+-- requires): prints the version the kit was built with, or fails with why.
+library :: String -> IO ()
+library package = case lookup package libraries of
+  Just version -> putStrLn (package ++ " " ++ version)
+  Nothing -> hPutStrLn stderr (show (builtWithout package)) >> exitWith (ExitFailure 1)
+
+answerRequest :: IO ()
+answerRequest = do
   answer <- try serve
   case answer of
     Right response -> respond response
@@ -121,8 +137,11 @@ measure run census isWarmup = do
   let created = after - before - 1
   when (unended > 0) $
     throwIO (KitError (show unended ++ " units were still running, or never awaited, when their run returned"))
-  when (bodies > created) $
+  when (counting run /= Pooled && bodies > created) $
     throwIO (KitError ("the census counted " ++ show bodies ++ " units but the RTS created only "
+                       ++ show created ++ " threads"))
+  when (peak > created) $
+    throwIO (KitError ("the census saw " ++ show peak ++ " bodies running at once but the RTS created only "
                        ++ show created ++ " threads"))
   when (counting run == Stamped && bodies /= created) $
     hPutStrLn stderr ("concbench-haskell: note: " ++ show bodies ++ " units stamped, "

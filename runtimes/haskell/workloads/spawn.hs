@@ -1,3 +1,4 @@
+{-# LANGUAGE CPP #-}
 -- | Spawn: start `tasks` units at once; unit i sleeps `delay_ms` if that is
 -- above 0, then returns i; await them all and sum what they returned.
 module Workloads.Spawn (mechanisms) where
@@ -8,10 +9,20 @@ import Control.Concurrent.STM
 import Control.Monad (forM_, when)
 import Data.List (foldl')
 
+#if defined(STREAMLY)
+import qualified Streamly.Data.Fold as Fold
+import Streamly.Data.Stream.Prelude (Config, maxBuffer, maxThreads, ordered)
+import qualified Streamly.Data.Stream.Prelude as Stream
+#else
+import Control.Exception (throwIO)
+#endif
+
 import Kit
 
 mechanisms :: [(String, Mechanism)]
-mechanisms = [("forkio", forkioSpawn), ("async", asyncSpawn), ("stm", stmSpawn)]
+mechanisms =
+  [ ("forkio", forkioSpawn), ("async", asyncSpawn), ("stm", stmSpawn)
+  , ("streamly", streamlySpawn True), ("streamly_unordered", streamlySpawn False) ]
 
 -- | The number of tasks, and task i.
 prepare :: Params -> IO (Int, Int -> IO Int)
@@ -64,3 +75,28 @@ stmSpawn params = do
           readTVar sums
         pure (Outcome [("sum", total)] [])
     }
+
+#if defined(STREAMLY)
+-- | The seed's streamly code in streamly 0.10's API: the tasks as a stream
+-- of actions run by parSequence with no limit on threads or buffer (the
+-- seed's maxThreads (-1) and maxBuffer (-1)), in order (the seed's aheadly:
+-- ordered True) or as they finish (its asyncly), folded into their sum.
+-- streamly starts the worker threads it decides to, each running tasks one
+-- after another: the units are those threads, counted by the RTS, and the
+-- tasks are stamped for peak_live only (Kit's Pooled).
+streamlySpawn :: Bool -> Mechanism
+streamlySpawn inOrder params = do
+  (tasks, task) <- prepare params
+  let unlimited :: Config -> Config
+      unlimited = ordered inOrder . maxThreads (-1) . maxBuffer (-1)
+  pure Run
+    { slots = tasks, counting = Pooled
+    , timed = \census -> do
+        total <- Stream.fold Fold.sum $ Stream.parSequence unlimited
+          $ Stream.fromList [unit census i (task i) | i <- [0 .. tasks - 1]]
+        pure (Outcome [("sum", total)] [])
+    }
+#else
+streamlySpawn :: Bool -> Mechanism
+streamlySpawn _ _ = throwIO (builtWithout "streamly")
+#endif
