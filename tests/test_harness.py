@@ -187,21 +187,6 @@ def test_a_mechanism_is_na_above_its_limit_and_runs_below_it(fake_env):
     assert "fake/honest        n/a above n=500: an honest count past 500 is too tiring" in listed
 
 
-def test_a_mechanism_is_na_below_its_least(fake_env, tmp_path):
-    runtime = tmp_path / "fake"
-    shutil.copytree(FIXTURES / "runtimes" / "fake", runtime)
-    manifest = runtime / "runtime.toml"
-    manifest.write_text(manifest.read_text().replace("max = 500", "min = 20"))
-    env = {**fake_env, "CONCBENCH_RUNTIMES": str(tmp_path)}
-    done = concbench("run", "-w", "triangle", "-m", "honest", "-p", "n=10,501", "--profile", "smoke", env=env)
-    assert done.returncode == 0, done.stderr
-    tables = {t.split("\n", 1)[0]: t for t in done.stdout.split("Triangle (triangle): n=")[1:]}
-    assert "fake/honest   n/a: an honest count past 500 is too tiring (it takes n >= 20)" in tables["10"]
-    assert "fake/honest    0.0" in tables["501"] and "n/a:" not in tables["501"]
-    listed = concbench("list", env=env).stdout
-    assert "fake/honest        n/a below n=20: an honest count past 500 is too tiring" in listed
-
-
 def test_a_limit_on_a_parameter_the_workload_lacks_gets_one_line(fake_env, tmp_path):
     runtime = tmp_path / "fake"
     shutil.copytree(FIXTURES / "runtimes" / "fake", runtime)

@@ -26,32 +26,11 @@ class Option(Strict):
 
 
 class Limit(Strict):
-    """The range of a parameter a mechanism can take on a workload (the most,
-    the least or both), and why."""
+    """The most of a parameter a mechanism can take on a workload, and why."""
 
     param: str
-    min: int | None = None
-    max: int | None = None
+    max: int
     why: str
-
-    @pydantic.model_validator(mode="after")
-    def _bounded(self):
-        if self.min is None and self.max is None:
-            raise ValueError("a limit gives min, max or both")
-        return self
-
-    def outside(self, value: int) -> str | None:
-        """Where a value is outside the range, the bound it passes ("n <= 500"); else None."""
-        if self.max is not None and value > self.max:
-            return f"{self.param} <= {self.max}"
-        if self.min is not None and value < self.min:
-            return f"{self.param} >= {self.min}"
-        return None
-
-    def bounds(self) -> str:
-        """The range as list shows it: "above n=500", "below delay_ms=1"."""
-        sides = [f"below {self.param}={self.min}"] if self.min is not None else []
-        return " and ".join(sides + ([f"above {self.param}={self.max}"] if self.max is not None else []))
 
 
 class Mechanism(Strict):
@@ -178,8 +157,8 @@ class Runtime:
                     f"{self.folder / 'runtime.toml'}: mechanisms.{mechanism}.limits.{workload}: "
                     f"{workload} has no parameter {limit.param!r}"
                 )
-            if bound := limit.outside(params[limit.param]):
-                return f"{limit.why} (it takes {bound})"
+            if params[limit.param] > limit.max:
+                return f"{limit.why} (it takes {limit.param} <= {limit.max})"
         return spec.na.get(workload)
 
     @cached_property

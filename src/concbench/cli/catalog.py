@@ -64,7 +64,7 @@ def _na_lines(specs: dict[str, workloads.Workload], found: dict[str, runtimes.Ru
                 if reason:
                     yield f"  {row} n/a: {reason}"
                 elif limit:
-                    yield f"  {row} n/a {limit.bounds()}: {limit.why}"
+                    yield f"  {row} n/a above {limit.param}={limit.max}: {limit.why}"
 
 
 @click.command()
