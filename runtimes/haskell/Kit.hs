@@ -40,9 +40,9 @@
 -- before any clock starts, and the workloads counted so hold no object
 -- with a finalizer (pipe reads and writes its descriptors without Handles;
 -- echo's sockets have one, so its async row counts stamps).
--- A library that runs several bodies one after another on a thread of its
--- own (streamly) is counted the same way ('Pooled'), its bodies stamped for
--- peak_live only.
+-- A library that runs several bodies one after another on threads of its
+-- own (streamly) has its bodies stamped as units ('Pooled'), however few
+-- threads carried them.
 -- Main checks every run against that number: the census never counts more
 -- units (for 'Pooled', more bodies at once) than threads were created
 -- (else the run fails), and where every
@@ -142,8 +142,8 @@ data Counting
   | Pooled
     -- ^ a library (streamly) runs the bodies on threads of its own, as many
     -- as it decides and several bodies one after another on one: units are
-    -- the threads the RTS created during the run, as for Created, and
-    -- peak_live the most bodies running at once, never more than threads
+    -- the stamped bodies, as for Stamped, and peak_live the most running at
+    -- once, never more than the threads the RTS created
   deriving (Eq)
 
 -- | What a run reports: the values its workload's [expect] names, and the

@@ -151,7 +151,7 @@ measure run census isWarmup = do
     , "wall_ns" .= (wallNs to - wallNs from)
     , "user_ns" .= (userNs to - userNs from)
     , "sys_ns" .= (sysNs to - sysNs from)
-    , "units" .= (if counting run == Stamped then bodies else created)
+    , "units" .= (if counting run == Created then created else bodies)
     , "peak_live" .= peak
     , "result" .= object [fromString name .= value | (name, value) <- values]
     ] ++ ["evidence" .= object [fromString name .= value | (name, value) <- events] | not (null events)]

@@ -82,8 +82,8 @@ stmSpawn params = do
 -- seed's maxThreads (-1) and maxBuffer (-1)), in order (the seed's aheadly:
 -- ordered True) or as they finish (its asyncly), folded into their sum.
 -- streamly starts the worker threads it decides to, each running tasks one
--- after another: the units are those threads, counted by the RTS, and the
--- tasks are stamped for peak_live only (Kit's Pooled).
+-- after another: the tasks are the units, stamped (Kit's Pooled), and
+-- peak_live shows how many ran at once.
 streamlySpawn :: Bool -> Mechanism
 streamlySpawn inOrder params = do
   (tasks, task) <- prepare params
