@@ -1,3 +1,5 @@
+require_relative "concurrent_procs"
+
 module Workloads
   # invoke and invoke-waiting: one operation starts a unit whose body
   # increments a counter, and gets its result, as `mode` says:
@@ -88,6 +90,37 @@ module Workloads
       when "await" then yield proc { finish.call(start.call) }
       when "batch", "forget" then yield proc { waiting << start.call }, proc { waiting.each(&finish).clear }
       end
+      Kit.units.counted(started: started, peak: peak, live: live)
+      { count: count }
+    end
+
+    # A concurrent proc of Concurrently, called as its report calls it in
+    # each mode:
+    #   await:  #call, which evaluates it at once and, if it waited, awaits
+    #           its result;
+    #   batch:  #call_detached, then each evaluation's #await_result;
+    #   forget: #call_and_forget, then `wait 0` once per batch so that they
+    #           run; with nothing to await, the run then waits until the last
+    #           has finished.
+    # The caller is the thread's root fiber, as in the report: Concurrently
+    # makes it an evaluation of its own, which #await_result and `wait`
+    # suspend to its event loop. A proc's evaluations are the units; each
+    # runs on a fiber of the event loop's pool, which outlives the run.
+    def concurrently(mode:, **)
+      count = started = live = peak = 0
+      body = if @waits
+               proc { started += 1; peak = [live += 1, peak].max; wait 0; count += 1; live -= 1 }
+             else
+               proc { started += 1; peak = [live += 1, peak].max; count += 1; live -= 1 }
+             end
+      conproc = ConcurrentProcs.new(&body)
+      evaluations = []
+      case mode
+      when "await" then yield proc { conproc.call }
+      when "batch" then yield proc { evaluations << conproc.call_detached }, proc { evaluations.each(&:await_result).clear }
+      when "forget" then yield proc { conproc.call_and_forget }, proc { wait 0 }
+      end
+      wait 0 until live.zero? # the forgotten ones
       Kit.units.counted(started: started, peak: peak, live: live)
       { count: count }
     end
