@@ -15,5 +15,9 @@ module Workloads
       load
       Concurrently::Proc.new(&body)
     end
+
+    # What Concurrently::Proc#call_nonblock returned, awaited: the proc's
+    # result, or the evaluation of a proc that waited, whose result it awaits.
+    def self.result(returned) = Concurrently::Proc::Evaluation === returned ? returned.await_result : returned
   end
 end
