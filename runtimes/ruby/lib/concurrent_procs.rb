@@ -16,6 +16,14 @@ module Workloads
       Concurrently::Proc.new(&body)
     end
 
+    # IO#await_written writes what write_nonblock takes, which may be part of
+    # the data (a socket's buffer nearly full): the rest is written next.
+    def self.write(io, data)
+      written = io.await_written(data)
+      written += io.await_written(data.byteslice(written..)) while written < data.bytesize
+      written
+    end
+
     # What Concurrently::Proc#call_nonblock returned, awaited: the proc's
     # result, or the evaluation of a proc that waited, whose result it awaits.
     def self.result(returned) = Concurrently::Proc::Evaluation === returned ? returned.await_result : returned

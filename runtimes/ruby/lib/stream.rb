@@ -131,14 +131,9 @@ module Workloads
       io.close
     end
 
-    # A write_nonblock may write part of a block (a socket's buffer nearly
-    # full): the rest is written next.
     def self.await_write(io, messages, size, finish)
       block = "x" * size
-      messages.times do
-        written = io.await_written(block)
-        written += io.await_written(block.byteslice(written..)) while written < size
-      end
+      messages.times { ConcurrentProcs.write(io, block) }
       io.public_send(finish)
     ensure
       io.close
