@@ -83,7 +83,9 @@
 # timer thread): a workload file defines the classes that need the library
 # (actors) only if it loaded (`if Kit.loaded?("celluloid")`; a require that
 # failed may have left part of the library's modules defined, as celluloid's
-# on Ruby 3.4 does).
+# on Ruby 3.4 does). A library that patches Ruby's own classes (Concurrently:
+# Kernel, IO and Thread) is not among them, since a list request loads them
+# all: its mechanism's runs require it (lib/concurrent_procs.rb).
 #
 # The fiber rows share their code: a workload's fiber mechanism runs its
 # units under Kit.sync { |task| ... } (task.async { } and its wait,

@@ -1,3 +1,5 @@
+require_relative "concurrent_procs"
+
 module Workloads
   # invoke and invoke-waiting: one operation starts a unit whose body
   # increments a counter, and gets its result, as `mode` says:
@@ -88,6 +90,65 @@ module Workloads
       when "await" then yield proc { finish.call(start.call) }
       when "batch", "forget" then yield proc { waiting << start.call }, proc { waiting.each(&finish).clear }
       end
+      Kit.units.counted(started: started, peak: peak, live: live)
+      { count: count }
+    end
+
+    # A concurrent proc of Concurrently, called as its report calls it in
+    # each mode:
+    #   await:  #call, which evaluates it at once and, if it waited, awaits
+    #           its result;
+    #   batch:  #call_detached, then each evaluation's #await_result;
+    #   forget: #call_and_forget, then `wait 0` once per batch so that they
+    #           run.
+    # The caller is the thread's root fiber, as in the report: Concurrently
+    # makes it an evaluation of its own, which #await_result and `wait`
+    # suspend to its event loop.
+    def concurrently(mode:, **)
+      evaluating do |conproc|
+        evaluations = []
+        case mode
+        when "await" then yield proc { conproc.call }
+        when "batch" then yield proc { evaluations << conproc.call_detached }, proc { evaluations.each(&:await_result).clear }
+        when "forget" then yield proc { conproc.call_and_forget }, proc { wait 0 }
+        end
+      end
+    end
+
+    # The same proc called with #call_nonblock, the report's fastest call: it
+    # evaluates the proc at once and returns its result, or its evaluation if
+    # it waited, which the caller awaits:
+    #   await:  at once (what #call does, less a call);
+    #   batch:  after the batch (the report's "waiting call_nonblock");
+    #   forget: never: the result is dropped, and `wait 0` once per batch lets
+    #           those that waited run on (the report's advice where the result
+    #           is not needed and the proc almost never waits).
+    def concurrently_nonblock(mode:, **)
+      evaluating do |conproc|
+        results = []
+        case mode
+        when "await" then yield proc { ConcurrentProcs.result(conproc.call_nonblock) }
+        when "batch" then yield proc { results << conproc.call_nonblock }, proc { results.each { |r| ConcurrentProcs.result(r) }.clear }
+        when "forget" then yield proc { conproc.call_nonblock }, proc { wait 0 }
+        end
+      end
+    end
+
+    private
+
+    # Hands the block the concurrent proc of the body; then, with nothing to
+    # await for the evaluations a mode forgot, waits until the last has
+    # finished. The evaluations are the units; each runs on a fiber of the
+    # event loop's pool, which outlives the run.
+    def evaluating
+      count = started = live = peak = 0
+      body = if @waits
+               proc { started += 1; peak = [live += 1, peak].max; wait 0; count += 1; live -= 1 }
+             else
+               proc { started += 1; peak = [live += 1, peak].max; count += 1; live -= 1 }
+             end
+      yield ConcurrentProcs.new(&body)
+      wait 0 until live.zero?
       Kit.units.counted(started: started, peak: peak, live: live)
       { count: count }
     end

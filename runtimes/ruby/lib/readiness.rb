@@ -1,4 +1,5 @@
 require "io/wait"
+require_relative "concurrent_procs"
 
 module Workloads
   # await-readable and await-writable: `batch` pipes are made before the
@@ -24,12 +25,24 @@ module Workloads
       with_pipes(batch) { |ios| Kit.sync { Kit.units.unit { await(ios, &loop) } } }
     end
 
+    # Concurrently's name for each of Ruby's waits.
+    CONCURRENTLY = { wait_readable: :await_readable, wait_writable: :await_writable }.freeze
+
+    # The caller, the thread's root fiber, awaits through Concurrently's event
+    # loop, as in its report (IO#await_readable and #await_writable register
+    # the pipe with the loop's nio4r selector and suspend to the loop until it
+    # is ready); it is the one unit.
+    def concurrently(batch:, &loop)
+      ConcurrentProcs.load
+      with_pipes(batch) { |ios| Kit.units.unit { await(ios, CONCURRENTLY.fetch(@wait), &loop) } }
+    end
+
     private
 
     # Operation i of a batch awaits pipe i: the end of a batch starts again at 0.
-    def await(ios)
+    def await(ios, wait = @wait)
       ready = i = 0
-      yield proc { ready += 1 if ios[i].public_send(@wait); i += 1 }, proc { i = 0 }
+      yield proc { ready += 1 if ios[i].public_send(wait); i += 1 }, proc { i = 0 }
       { count: ready }
     end
 

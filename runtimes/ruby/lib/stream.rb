@@ -1,4 +1,5 @@
 require "io/nonblock"
+require_relative "concurrent_procs"
 
 module Workloads
   # pipe and socketpair: per group, a writer unit writes `messages` blocks of
@@ -32,6 +33,21 @@ module Workloads
         end
         { bytes: units.sum { |w, r| w.wait; r.wait } }
       end
+    end
+
+    # A concurrent proc's evaluations, detached, writing and reading with
+    # Concurrently's IO#await_written and #await_read (write_nonblock and
+    # read_nonblock, which await readiness on its event loop where they would
+    # block), as its guide does.
+    def concurrently(groups:, messages:, size:)
+      live = Kit.units
+      writer = ConcurrentProcs.new { |io| live.unit { Stream.await_write(io, messages, size, @finish) } }
+      reader = ConcurrentProcs.new { |io| live.unit { Stream.await_read(io, size) } }
+      units = Array.new(groups) do
+        reader_end, writer_end = @pair.call
+        [writer.call_detached(writer_end), reader.call_detached(reader_end)]
+      end
+      { bytes: units.sum { |w, r| w.await_result; r.await_result } }
     end
 
     # The direct path: the units call the ring's read and write (scheduler.rb)
@@ -110,6 +126,24 @@ module Workloads
       while (n = ring.read(fd, buffer, size)).positive?
         bytes += n
       end
+      bytes
+    ensure
+      io.close
+    end
+
+    def self.await_write(io, messages, size, finish)
+      block = "x" * size
+      messages.times { ConcurrentProcs.write(io, block) }
+      io.public_send(finish)
+    ensure
+      io.close
+    end
+
+    def self.await_read(io, size)
+      buffer = String.new
+      bytes = 0
+      loop { bytes += io.await_read(size, buffer).bytesize }
+    rescue EOFError
       bytes
     ensure
       io.close

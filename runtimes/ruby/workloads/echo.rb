@@ -1,5 +1,6 @@
 require "io/nonblock"
 require "socket"
+require_relative "../lib/concurrent_procs"
 
 module Workloads
   # A server: before the clock it listens on a loopback TCP port (the kernel
@@ -27,6 +28,21 @@ module Workloads
         Kit.sync do |task|
           serve = ->(client) { echo(client, size) }
           per_connection(server, connections, held, :wait, serve) { |work| task.async(&work) }
+        end
+      end
+    end
+
+    # Concurrently, as its guide's server: the caller accepts when the event
+    # loop finds the listener readable (accept_nonblock, else
+    # IO#await_readable and again), and each connection is served by a
+    # concurrent proc's evaluation, detached (Kernel#concurrently's way),
+    # reading with IO#await_read and writing with #await_written.
+    def self.concurrently(connections:, size:, transport:, **, &timed)
+      ConcurrentProcs.load
+      served(connections, transport, timed) do |server, held|
+        serve = ->(client) { await_echo(client, size) }
+        per_connection(server, connections, held, :await_result, serve, accept: :await_accept) do |work|
+          ConcurrentProcs.new(&work).call_detached
         end
       end
     end
@@ -133,13 +149,14 @@ module Workloads
       ServerSocket.new(:INET, :STREAM).tap { |server| server.bind(Addrinfo.tcp("127.0.0.1", 0), connections) }
     end
 
-    # Accepts the connections one at a time and serves each (`serve`, given
-    # the connection) on a unit that the block starts with its work; `await`
-    # ends a unit and returns the bytes it wrote back.
-    def self.per_connection(server, connections, held, await, serve)
+    # Accepts the connections one at a time (`accept`: the method that takes
+    # the next) and serves each (`serve`, given the connection) on a unit that
+    # the block starts with its work; `await` ends a unit and returns the
+    # bytes it wrote back.
+    def self.per_connection(server, connections, held, await, serve, accept: :accept)
       live = Kit.units
       Array.new(connections) do
-        client = accept(server)
+        client = public_send(accept, server)
         held.start
         yield(proc { live.unit { serve.call(client).tap { held.finish } } })
       end.sum(&await)
@@ -154,6 +171,17 @@ module Workloads
       client
     end
 
+    # The next connection, taken without blocking the thread that the other
+    # evaluations run on (Concurrently's).
+    def self.await_accept(server)
+      client = server.accept_nonblock
+      client.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1) unless server.is_a?(UNIXServer)
+      client
+    rescue IO::WaitReadable
+      server.await_readable
+      retry
+    end
+
     # A read takes what is there, up to a request or 4 KiB, whichever is more.
     def self.read_size(size) = [size, 4096].max
 
@@ -164,6 +192,18 @@ module Workloads
       chunk = read_size(size)
       bytes = 0
       loop { bytes += client.write(client.readpartial(chunk, buffer)) }
+    rescue EOFError
+      bytes
+    ensure
+      client.close
+    end
+
+    # echo on Concurrently's IO#await_read and #await_written.
+    def self.await_echo(client, size)
+      buffer = String.new
+      chunk = read_size(size)
+      bytes = 0
+      loop { bytes += ConcurrentProcs.write(client, client.await_read(chunk, buffer)) }
     rescue EOFError
       bytes
     ensure

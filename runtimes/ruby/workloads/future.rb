@@ -1,3 +1,5 @@
+require_relative "../lib/concurrent_procs"
+
 module Workloads
   # Create `futures` futures, all before awaiting any; future i computes
   # (i * i) mod 1000. Then await each and sum the values. The units are the
@@ -16,6 +18,14 @@ module Workloads
     def self.fiber(futures:)
       units = Kit.units
       Kit.sync { |task| { sum: Array.new(futures) { |i| task.async { units.unit { value(i) } } }.sum(&:wait) } }
+    end
+
+    # An evaluation of a concurrent proc, detached, is Concurrently's future
+    # (Kernel#concurrently returns one); await_result awaits it.
+    def self.concurrently(futures:)
+      units = Kit.units
+      future = ConcurrentProcs.new { |i| units.unit { value(i) } }
+      { sum: Array.new(futures) { |i| future.call_detached(i) }.sum(&:await_result) }
     end
 
     # A block future runs on a thread of Celluloid's internal pool (it keeps up

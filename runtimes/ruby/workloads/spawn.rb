@@ -1,3 +1,5 @@
+require_relative "../lib/concurrent_procs"
+
 module Workloads
   # Start `tasks` units at once; unit i sleeps `delay_ms` (if > 0) and returns
   # i; the caller awaits them all and sums what they returned. Every mechanism
@@ -18,6 +20,15 @@ module Workloads
       Kit.sync do |task|
         { sum: Array.new(tasks) { |i| task.async { units.unit { work(i, delay_ms) } } }.sum(&:wait) }
       end
+    end
+
+    # A concurrent proc's evaluations, detached (Kernel#concurrently does so,
+    # and fails on Ruby 3 as concurrent_proc does): Concurrently's `wait` in
+    # place of sleep, which would block the thread and every evaluation on it.
+    def self.concurrently(tasks:, delay_ms:)
+      units = Kit.units
+      task = ConcurrentProcs.new { |i| units.unit { wait(delay_ms / 1000.0) if delay_ms > 0; i } }
+      { sum: Array.new(tasks) { |i| task.call_detached(i) }.sum(&:await_result) }
     end
 
     # Each child writes its value to a shared pipe (8 bytes: one atomic write).

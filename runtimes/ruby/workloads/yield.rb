@@ -1,3 +1,5 @@
+require_relative "../lib/concurrent_procs"
+
 module Workloads
   # One operation: the measured unit yields to its scheduler and is resumed
   # (the seed's `wait 0`); it counts its own resumptions. `partners` more
@@ -131,6 +133,31 @@ module Workloads
       end
       # A lone task's yield goes through the reactor's loop and back, but
       # nothing of ours runs there to see it: with no partner, not observable.
+      Kit.evidence(switched: partners.zero? ? nil : switched)
+      { count: resumed }
+    end
+
+    # The measured unit is the caller, the thread's root fiber, as in
+    # Concurrently's report: its `wait 0` suspends it to Concurrently's event
+    # loop, which resumes it on its next turn. The partners are a concurrent
+    # proc's evaluations, detached, looping `wait 0`.
+    def self.concurrently(partners:, **)
+      units = Kit.units
+      resumed = switched = turn = 0
+      stop = false
+      partner = ConcurrentProcs.new { units.unit { until stop do turn += 1; wait 0 end } }
+      others = Array.new(partners) { partner.call_detached }
+      units.unit do
+        yield proc {
+          seen = turn += 1
+          wait 0
+          switched += 1 if turn != seen
+          resumed += 1
+        }
+        stop = true
+        others.each(&:await_result)
+      end
+      # As in the fiber row: the event loop's turn is not ours to count.
       Kit.evidence(switched: partners.zero? ? nil : switched)
       { count: resumed }
     end
