@@ -171,6 +171,18 @@ def test_an_extending_manifest_merges_tables_key_by_key_and_drops_what_it_calls_
     assert over.trial_command(()) == [f"{tmp_path / 'over'}/y", f"{tmp_path / 'base'}/kit"]
 
 
+def test_a_mechanism_that_runs_only_some_workloads_is_na_elsewhere_with_its_reason(tmp_path):
+    head = 'name = "base"\nlanguage = "L"\nsummary = "s"\ndetect = ["x"]\ncommand = ["k"]\n[mechanisms.a]\ndoc = "a"\n'
+    _manifest(tmp_path / "base", head + 'only = ["spawn"]\nna_others = "one call"\n[mechanisms.a.na]\nring = "own"\n')
+    (tmp_path / "base" / "workloads").mkdir()
+    for workload in ("spawn", "ring", "pipe"):
+        (tmp_path / "base" / "workloads" / f"{workload}.k").write_text("")
+    rt = runtimes.load_all([tmp_path / "base"])["base"]
+    assert [rt.na_reason(w, "a") for w in ("spawn", "ring", "pipe")] == [None, "own", "one call"]
+    _manifest(tmp_path / "base", head + 'only = ["spawn"]\n')
+    assert_one_line_error(concbench("list", "--runtimes", tmp_path / "base"), "only and na_others go together")
+
+
 def test_a_manifest_that_extends_one_that_extends_or_names_no_interpreter_is_one_line(tmp_path):
     _manifest(
         tmp_path / "base",

@@ -46,6 +46,11 @@ class Mechanism(Strict):
     # doctor does not count it missing and the tests skip it where it is absent.
     install: str | None = None
     na: dict[str, str] = {}
+    # A mechanism that runs a few workloads only (one call of a library's
+    # that its report compares on two workloads): those, and why it runs no
+    # other, each n/a with that reason unless na gives its own.
+    only: list[str] = []
+    na_others: str | None = None
     limits: dict[str, Limit] = {}  # by workload id
     # By workload id: what a reader of the row must know, such as why its
     # units ran one after another; shown under the table.
@@ -55,6 +60,12 @@ class Mechanism(Strict):
     # discarded (docs/protocol.md, "Memory of mechanisms that fork"); one whose
     # units run in isolates started afresh each run gains nothing from any.
     warmup: int | None = pydantic.Field(default=None, ge=0, le=1000)
+
+    @pydantic.model_validator(mode="after")
+    def _others_explained(self):
+        if bool(self.only) != bool(self.na_others):
+            raise ValueError("only and na_others go together: the workloads it runs, and why it runs no other")
+        return self
 
 
 class Manifest(Strict):
@@ -148,6 +159,8 @@ class Runtime:
         """Why a cell cannot run here (with these parameters, if given), or None
         if it must run and verify."""
         spec = self.manifest.mechanisms[mechanism]
+        if spec.only and workload not in spec.only:
+            return spec.na.get(workload) or spec.na_others
         if not self.implements(workload):  # a file for no mechanism: the manifest's reason, if it gives one
             return spec.na.get(workload) or f"not implemented in {self.name} yet"
         limit = spec.limits.get(workload)
