@@ -22,6 +22,8 @@ module Workloads
       end
     end
 
+    # The units are Parallel's threads that ran a case (Units#task): with
+    # trivial work the first may take every case before the second starts.
     def pbt_thread(workers:, batch:, **params, &kit)
       require "parallel"
       units = Kit.units
