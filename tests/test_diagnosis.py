@@ -8,15 +8,16 @@ from concbench.workloads import load_all
 SPECS = load_all()
 
 
-def trials(workload, rates):
+def trials(workload, rates, sequential=()):
     """Verified trials of one second each whose runs made the given ops/s, per
-    mechanism (of Ruby, or runtime/mechanism)."""
+    mechanism (of Ruby, or runtime/mechanism); those named in `sequential`
+    start no unit, the others one."""
     made = []
     for row, per_run in rates.items():
         runtime, mechanism = row.split("/") if "/" in row else ("ruby", row)
         key = CellKey(workload, runtime, mechanism, (("cases", 100),))
         for index, rate in enumerate(per_run):
-            sample = Sample(False, 1_000_000_000, 1, 1, 1, {}, rate)
+            sample = Sample(False, 1_000_000_000, 1, 1, 0 if row in sequential else 1, {}, rate)
             made.append(TrialRecord(key, index, Status.OK, "", {}, samples=(sample,)))
     return made
 
@@ -69,6 +70,17 @@ def test_mechanisms_level_with_the_best_share_the_win():
     assert (
         lines[2]
         == "Concurrency pays for CPU-bound work (ruby/process, ruby/ractor). ruby/none, ruby/thread win in no case."
+    )
+
+
+def test_a_row_that_starts_no_unit_never_makes_concurrency_pay():
+    rates = {"none": [100, 110, 120], "pbt_none": [130, 140, 150], "pbt_thread": [60, 70, 80]}
+    records = trials("map-io", rates, sequential=("none", "pbt_none"))
+    lines = diagnosis.diagnose(aggregate.tables(records, [], SPECS)).lines()
+    assert "ruby/pbt_none wins at x1.27 the speed of ruby/none" in lines[1]
+    assert lines[2] == (
+        "Concurrency pays for no kind of work here; it does not pay for I/O-bound work. "
+        "ruby/none, ruby/pbt_thread win in no case."
     )
 
 

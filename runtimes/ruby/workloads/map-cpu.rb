@@ -1,4 +1,4 @@
-require_relative "../lib/worker_modes"
+require_relative "../lib/pbt_modes"
 
 module Workloads
   # Case i (0-based) computes (i + 1) * tarai(9, 4, 0), tarai making 55,229
@@ -7,6 +7,7 @@ module Workloads
   # call is tarai(9, 4, 0); its input is [i + 1, 9, 4, 0].
   module MapCpu
     extend WorkerModes
+    extend PbtModes
 
     def self.setup(cases:) = Array.new(cases) { |i| [i + 1, 9, 4, 0] }
     def self.evaluate((factor, x, y, z)) = factor * tarai(x, y, z)

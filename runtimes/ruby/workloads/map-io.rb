@@ -1,4 +1,4 @@
-require_relative "../lib/worker_modes"
+require_relative "../lib/pbt_modes"
 
 module Workloads
   # Each case reads the whole of one file of `file_size` bytes and appends as
@@ -6,6 +6,7 @@ module Workloads
   # lengths of the strings.
   module MapIo
     extend WorkerModes
+    extend PbtModes
 
     # The file is written before the timing; each case gets its path and its draw.
     def self.setup(cases:, file_size:)

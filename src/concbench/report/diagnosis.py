@@ -30,9 +30,16 @@ class Finding:
     winners: tuple[CellResult, ...]
 
     @property
+    def concurrent_winners(self) -> tuple[CellResult, ...]:
+        """The winners that started units: a row that started none (a plain
+        call through a library, Pbt's worker: :none) is sequential too, and
+        its win over the baseline says nothing of concurrency."""
+        return tuple(r for r in self.winners if r is not self.base and r.units != (0,))
+
+    @property
     def pays(self) -> bool:
         """Some concurrent mechanism clearly beats the sequential baseline."""
-        return bool(self.winners) and self.base not in self.winners
+        return bool(self.concurrent_winners)
 
     def ratio(self, row: CellResult) -> float:
         return row.rate.median / self.base.rate.median
@@ -132,7 +139,7 @@ def _summary(found: list[Finding]) -> str:
     winners_by_work: dict[str, list[str]] = {}
     for finding in found:
         if finding.pays:
-            winners_by_work.setdefault(finding.table.work, []).extend(r.key.row for r in finding.winners)
+            winners_by_work.setdefault(finding.table.work, []).extend(r.key.row for r in finding.concurrent_winners)
     paying = [f"{work} ({', '.join(dict.fromkeys(rows))})" for work, rows in winners_by_work.items()]
     not_paying = sorted({finding.table.work for finding in found if finding.table.work not in winners_by_work})
     winners = {r.key.row for finding in found for r in finding.winners}
