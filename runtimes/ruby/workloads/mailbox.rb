@@ -40,6 +40,21 @@ module Workloads
       end
     end
 
+    # UringMachine's pure API (lib/um.rb): a UM#spin fiber per unit, the
+    # mailbox a UM::Queue (UM#push, UM#shift), looked at as the stock queue
+    # (Concbench::UmQueue). It has no bound: capacities above 0 are n/a
+    # (runtime.toml's limit).
+    def self.um(messages:, capacity:)
+      raise Kit::Refusal, "a UM::Queue has no bound: capacity must be 0" unless capacity.zero?
+      units = Kit.units
+      machine = Concbench::Um.machine
+      mailbox = Concbench::UmQueue.on(machine)
+      receiver = machine.spin { units.unit { receive_queue(mailbox, messages) } }
+      sender = machine.spin { units.unit { StockQueue.push_all(mailbox, 1..messages, capacity) } }
+      taken, sent = Concbench::Um.join(machine, [receiver, sender])
+      totals(taken, sent)
+    end
+
     # A ractor's mailbox is its own: Ractor#send to it, Ractor.receive in it.
     # It has no bound (capacities above 0 are n/a), and `blocked` is null:
     # Ractor.receive has no non-blocking form in Ruby 3.1 and an inbox has no

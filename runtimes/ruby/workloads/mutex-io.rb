@@ -40,6 +40,24 @@ module Workloads
       end
     end
 
+    # UringMachine's pure API (lib/um.rb), as its benchmark script uses it: a
+    # UM#spin fiber per unit, each group's lock a UM::Mutex taken with
+    # UM#synchronize (locks.rb: UmLock), the write UM#write at the file
+    # offset, so a unit yields while the kernel writes, holding the lock.
+    def self.um(groups:, workers:, iterations:, size:, &timed)
+      block = "x" * size
+      locked_files(groups, timed, Locks::UmLock) do |all, units|
+        machine = Concbench::Um.machine
+        locks = Locks::OnMachine.new(machine)
+        fibers = all.flat_map do |g|
+          Array.new(workers) do
+            machine.spin { units.unit { work(g, iterations, size, locks) { |file, at| machine.write(file.fileno, block, size, at) } } }
+          end
+        end
+        Concbench::Um.join(machine, fibers).sum
+      end
+    end
+
     # A fiber per unit under Kit.sync, writing with the block.
     def self.fibers(groups, workers, iterations, size, timed, lock = Thread::Mutex, &write)
       locked_files(groups, timed, lock) do |all, units|
@@ -74,12 +92,13 @@ module Workloads
     end
 
     # One worker's writes of `size` bytes, each by the block at the position
-    # it is given; returns how many found the lock held.
-    def self.work(group, iterations, size)
+    # it is given, holding the group's lock with `locks` (Locks, or the um
+    # row's Locks::OnMachine); returns how many found it held.
+    def self.work(group, iterations, size, locks = Locks)
       mutex, file = group.mutex, group.file
       waited = 0
       iterations.times do
-        waited += Locks.hold(mutex) do
+        waited += locks.hold(mutex) do
           at = group.end
           yield file, at
           group.end = at + size

@@ -54,6 +54,25 @@ module Workloads
       end
     end
 
+    # UringMachine's pure API (lib/um.rb), as its benchmark script uses it: a
+    # UM#spin fiber per unit, each group's queue a UM::Queue (UM#push,
+    # UM#shift), whose waiters wait on the ring; pushes and pops counted as
+    # the stock queue's, through Concbench::UmQueue. A UM::Queue has no
+    # bound: bounded capacities are n/a (runtime.toml's limit).
+    def self.um(groups:, producers:, consumers:, items:, capacity:)
+      raise Kit::Refusal, "a UM::Queue has no bound: capacity must be 0" unless capacity.zero?
+      units = Kit.units
+      machine = Concbench::Um.machine
+      blocked = 0
+      all = Array.new(groups) do
+        queue = Concbench::UmQueue.on(machine)
+        [queue, Array.new(producers) { machine.spin { units.unit { StockQueue.push_all(queue, 1..items, capacity) } } },
+         Array.new(consumers) { machine.spin { units.unit { drain(queue) } } }]
+      end
+      all.each { |queue, ps, _| blocked += Concbench::Um.join(machine, ps).sum + StockQueue.push_all(queue, [STOP] * consumers, capacity) }
+      totals(all.flat_map { |_, _, cs| Concbench::Um.join(machine, cs) }, blocked)
+    end
+
     # The queue is a pipe of 8-byte records, one write(2) each: writes under
     # PIPE_BUF are atomic. Values are >= 1: a 0 record is the stop token. A
     # pipe holds 64 KiB (8,192 records) whatever `capacity` says: bounded
