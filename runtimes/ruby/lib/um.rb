@@ -34,18 +34,22 @@ module Concbench
     end
   end
 
-  # A UM::Queue and its machine, with the stock queue's interface as the
-  # workloads use it (stock_queue.rb): << pushes (UM#push), pop shifts
-  # (UM#shift: first in, first out, as UringMachine's benchmark takes),
-  # empty? looks at its count; close, for a queue with one reader, pushes the
-  # nil that a closed Thread::Queue's pop returns (a UM::Queue has no close).
-  UmQueue = Struct.new(:machine, :queue) do
-    def self.on(machine) = new(machine, UM::Queue.new)
+  # A UM::Queue and its machine as an inbox, with Thread::Queue's interface
+  # as ring's and ping-pong's queued use it: << pushes (UM#push), pop shifts
+  # (UM#shift: first in, first out, as UringMachine's benchmark takes), and
+  # close, for an inbox of one reader, pushes the nil that a closed
+  # Thread::Queue's pop returns (a UM::Queue has no close). Their hops cost
+  # a fiber switch each, next to which the wrapper's call is small; queue
+  # and mailbox, whose cost is the pushes and shifts, call the machine
+  # themselves.
+  class UmQueue
+    def initialize(machine)
+      @machine, @queue = machine, UM::Queue.new
+    end
 
-    def <<(value) = machine.push(queue, value)
-    def pop = machine.shift(queue)
-    def empty? = queue.count.zero?
-    def close = machine.push(queue, nil)
+    def <<(value) = @machine.push(@queue, value)
+    def pop = @machine.shift(@queue)
+    def close = @machine.push(@queue, nil)
   end
 
   # The um_fs row: UringMachine's Fiber::Scheduler (UM::FiberScheduler)

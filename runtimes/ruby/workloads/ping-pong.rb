@@ -21,7 +21,7 @@ module Workloads
     # with UM#join, its inbox a UM::Queue (UM#push, UM#shift).
     def self.um(pairs:, rounds:)
       machine = Concbench::Um.machine
-      queued(pairs, rounds, :wait, -> { Concbench::UmQueue.on(machine) }) { |work| Concbench::Um::Spun.new(machine, machine.spin(&work)) }
+      queued(pairs, rounds, :wait, -> { Concbench::UmQueue.new(machine) }) { |work| Concbench::Um::Spun.new(machine, machine.spin(&work)) }
     end
 
     # A ractor's inbox is its own: Ractor#send to it, Ractor.receive in it.

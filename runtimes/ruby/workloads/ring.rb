@@ -22,7 +22,7 @@ module Workloads
     # with UM#join, its inbox a UM::Queue (UM#push, UM#shift).
     def self.um(nodes:, laps:)
       machine = Concbench::Um.machine
-      queued(nodes, laps, :wait, -> { Concbench::UmQueue.on(machine) }) { |work| Concbench::Um::Spun.new(machine, machine.spin(&work)) }
+      queued(nodes, laps, :wait, -> { Concbench::UmQueue.new(machine) }) { |work| Concbench::Um::Spun.new(machine, machine.spin(&work)) }
     end
 
     # A ractor's inbox is its own: Ractor#send to it, Ractor.receive in it.
