@@ -489,9 +489,14 @@ module Kit
 
     def mechanisms(impl) = @mechanisms.select { |name| impl.respond_to?(entry(impl, name)) }
 
-    # The workload's method for a mechanism (see FIBER_ROWS).
+    # The workload's method for a mechanism (see FIBER_ROWS). A workload
+    # (its module, or its object's class) names in NOT_FIBER_ROWS the fiber
+    # rows its fiber method must not run for (their manifest's n/a).
     def entry(impl, mechanism)
-      FIBER_ROWS.include?(mechanism) && !impl.respond_to?(mechanism) ? :fiber : mechanism.to_sym
+      owner = impl.is_a?(Module) ? impl : impl.class
+      fiber = FIBER_ROWS.include?(mechanism) && !impl.respond_to?(mechanism) &&
+              !(owner.const_defined?(:NOT_FIBER_ROWS, false) && owner::NOT_FIBER_ROWS.include?(mechanism))
+      fiber ? :fiber : mechanism.to_sym
     end
 
     # Every workload file's mechanisms (the protocol's list request). The
