@@ -89,9 +89,10 @@
 #
 # The fiber rows share their code: a workload's fiber mechanism runs its
 # units under Kit.sync { |task| ... } (task.async { } and its wait,
-# task.yield), which is async's Sync for fiber and concbench's own
-# scheduler's (scheduler.rb: SCHEDULERS) for uring and epoll, which run the
-# fiber method (FIBER_ROWS).
+# task.yield), which is async's Sync for fiber, concbench's own
+# scheduler's (scheduler.rb: SCHEDULERS) for uring and epoll, and
+# UringMachine's (lib/um.rb) for um_fs, which run the fiber method
+# (FIBER_ROWS).
 #
 # A request of kind "floor" loads no workload and no library: the answer is
 # the kit's memory floor (protocol: "The kit's floor").
@@ -106,11 +107,16 @@ module Kit
   VERSION = RUBY_ENGINE != "jruby" ? RUBY_VERSION : "#{RUBY_ENGINE_VERSION} (ruby #{RUBY_VERSION}, java #{ENV_JAVA['java.version']})"
   # The mechanisms that run on concbench's own scheduler (scheduler.rb), and its back end.
   SCHEDULERS = { "uring" => :UringScheduler, "uring_direct" => :UringScheduler, "epoll" => :EpollScheduler }.freeze
+  # UringMachine's rows (lib/um.rb), and the scheduler each runs Kit.sync on:
+  # um, its pure API, none (its units are UM#spin's fibers); um_fs, its
+  # fiber scheduler, which runs the fiber method (FIBER_ROWS).
+  UM_ROWS = { "um" => nil, "um_fs" => :UmScheduler }.freeze
   LIBRARIES = { "fiber" => "async", "celluloid" => "celluloid", "concurrent" => "concurrent-edge",
-                **SCHEDULERS.transform_values { File.join(__dir__, "scheduler") } }.freeze
+                **SCHEDULERS.transform_values { File.join(__dir__, "scheduler") },
+                **UM_ROWS.transform_values { File.join(__dir__, "lib", "um") } }.freeze
   # Mechanisms that run a workload's fiber method, on their own scheduler
   # (Kit.sync), unless the workload has a method of theirs.
-  FIBER_ROWS = %w[uring epoll].freeze
+  FIBER_ROWS = %w[uring epoll um_fs].freeze
   # Parameters of the kit's rate loop, not of the mechanism.
   LOOP_PARAMS = %i[seconds gc].freeze
 
@@ -324,10 +330,11 @@ module Kit
     def stamp = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
 
     # The fiber rows' Sync { |task| ... }: async's for fiber, concbench's
-    # scheduler's for the mechanisms in SCHEDULERS, so that all run one
-    # workload code: task.async { } and its wait, task.yield.
+    # scheduler's for the mechanisms in SCHEDULERS, UringMachine's for um_fs
+    # (UM_ROWS), so that all run one workload code: task.async { } and its
+    # wait, task.yield.
     def sync(&block)
-      scheduler = SCHEDULERS[@mechanism]
+      scheduler = SCHEDULERS[@mechanism] || UM_ROWS[@mechanism]
       scheduler ? Concbench.const_get(scheduler).sync(&block) : Sync(&block)
     end
 
@@ -484,9 +491,14 @@ module Kit
 
     def mechanisms(impl) = @mechanisms.select { |name| impl.respond_to?(entry(impl, name)) }
 
-    # The workload's method for a mechanism (see FIBER_ROWS).
+    # The workload's method for a mechanism (see FIBER_ROWS). A workload
+    # (its module, or its object's class) names in NOT_FIBER_ROWS the fiber
+    # rows its fiber method must not run for (their manifest's n/a).
     def entry(impl, mechanism)
-      FIBER_ROWS.include?(mechanism) && !impl.respond_to?(mechanism) ? :fiber : mechanism.to_sym
+      owner = impl.is_a?(Module) ? impl : impl.class
+      fiber = FIBER_ROWS.include?(mechanism) && !impl.respond_to?(mechanism) &&
+              !(owner.const_defined?(:NOT_FIBER_ROWS, false) && owner::NOT_FIBER_ROWS.include?(mechanism))
+      fiber ? :fiber : mechanism.to_sym
     end
 
     # Every workload file's mechanisms (the protocol's list request). The

@@ -17,6 +17,8 @@
 # are resumed from the ready list (#unblock); an unblock from another thread
 # wakes the loop through an eventfd it always polls; fibers left blocked
 # with nothing to wake them raise Deadlock.
+require_relative "lib/tasks"
+
 module Concbench
   # What both schedulers share.
   class Scheduler
@@ -66,37 +68,5 @@ module Concbench
   # after a poll when they would block.
   class EpollScheduler < Core
     def initialize = super(:epoll, 256)
-  end
-
-  # What a workload written for async's tasks uses: async { } starts a fiber
-  # and returns its handle, whose wait returns the block's value; yield lets
-  # the other fibers run.
-  class Task
-    def initialize(scheduler)
-      @scheduler = scheduler
-    end
-
-    def async(&block)
-      handle = Handle.new
-      Fiber.schedule { handle.resolve(block.call(self)) }
-      handle
-    end
-
-    def yield = @scheduler.pass
-  end
-
-  # A fiber's result, awaited through a stock Queue (the scheduler's block).
-  class Handle
-    def initialize
-      @queue = Thread::Queue.new
-      @done = false
-    end
-
-    def resolve(value) = @queue << value
-
-    def wait
-      @value, @done = @queue.pop, true unless @done
-      @value
-    end
   end
 end

@@ -18,6 +18,36 @@ module Workloads
       waited
     end
 
+    # A lock of UringMachine's pure API (the um row): a UM::Mutex, taken with
+    # UM#synchronize, and whether it is held, which its critical section sets
+    # first and clears last. UM::Mutex has neither try_lock nor locked?
+    # (0.22.1).
+    UmLock = Struct.new(:mutex, :held) do
+      def initialize = super(UM::Mutex.new, false)
+    end
+
+    # UmLocks on one machine, held as Locks.hold holds a mutex: a unit looks
+    # whether the lock is held just before UM#synchronize. The fibers of one
+    # machine switch only where they wait, and UM::Mutex's unlock only marks
+    # it free (the waiter woken tries again), so what the unit saw is what
+    # the lock found.
+    class OnMachine
+      def initialize(machine)
+        @machine = machine
+      end
+
+      def hold(lock)
+        waited = lock.held ? 1 : 0
+        @machine.synchronize(lock.mutex) do
+          lock.held = true
+          yield
+        ensure
+          lock.held = false
+        end
+        waited
+      end
+    end
+
     # The process cells: processes share no memory, so a group's lock is an
     # flock on its file. `workers` forked units per file each open it (flock
     # excludes other open file descriptions, not an inherited one) and,

@@ -8,9 +8,10 @@ module Workloads
   # made and how the writer ends, the arguments of Stream.new.
   class Stream
     # finish: the IO method that ends the writer's stream (a Symbol, so that it
-    # can enter a ractor); pair: makes a group's [reader end, writer end].
-    def initialize(finish, &pair)
-      @finish, @pair = finish, pair
+    # can enter a ractor); pair: makes a group's [reader end, writer end];
+    # sockets: whether they are sockets (the um row sends and receives).
+    def initialize(finish, sockets: false, &pair)
+      @finish, @sockets, @pair = finish, sockets, pair
     end
 
     def thread(groups:, messages:, size:)
@@ -64,6 +65,20 @@ module Workloads
         end
         { bytes: units.sum { |w, r| w.wait; r.wait } }
       end
+    end
+
+    # UringMachine's pure API (lib/um.rb), as its benchmark scripts use it: a
+    # UM#spin fiber per unit on the descriptors of UM.pipe (UM#write, UM#read)
+    # or UM.socketpair (UM#send with MSG_WAITALL, UM#recv), no Ruby IO.
+    def um(groups:, messages:, size:)
+      live = Kit.units
+      machine = Concbench::Um.machine
+      units = Array.new(groups) do
+        reader, writer = @sockets ? UM.socketpair(UM::AF_UNIX, UM::SOCK_STREAM, 0) : UM.pipe
+        [machine.spin { live.unit { Stream.write_um(machine, writer, messages, size, @sockets) } },
+         machine.spin { live.unit { Stream.read_um(machine, reader, size, @sockets) } }]
+      end
+      { bytes: Concbench::Um.join(machine, units.flatten).each_slice(2).sum { |_, read| read } }
     end
 
     def process(groups:, messages:, size:)
@@ -147,6 +162,36 @@ module Workloads
       bytes
     ensure
       io.close
+    end
+
+    # A socket's stream ends with shutdown(SHUT_WR), as close_write ends it.
+    def self.write_um(machine, fd, messages, size, sockets)
+      block = "x" * size
+      if sockets
+        messages.times { machine.send(fd, block, size, UM::MSG_WAITALL) }
+        machine.shutdown(fd, UM::SHUT_WR)
+      else
+        messages.times { machine.write(fd, block, size) }
+      end
+    ensure
+      machine.close(fd)
+    end
+
+    def self.read_um(machine, fd, size, sockets)
+      buffer = String.new(capacity: size)
+      bytes = 0
+      if sockets
+        while (n = machine.recv(fd, buffer, size, 0)).positive?
+          bytes += n
+        end
+      else
+        while (n = machine.read(fd, buffer, size)).positive?
+          bytes += n
+        end
+      end
+      bytes
+    ensure
+      machine.close(fd)
     end
 
     def self.read(io, size)

@@ -28,6 +28,14 @@ module Workloads
       { sum: Array.new(futures) { |i| future.call_detached(i) }.sum(&:await_result) }
     end
 
+    # UringMachine's pure API (lib/um.rb): a UM#spin fiber per future, their
+    # values awaited with UM#join.
+    def self.um(futures:)
+      units = Kit.units
+      machine = Concbench::Um.machine
+      { sum: Concbench::Um.join(machine, Array.new(futures) { |i| machine.spin { units.unit { value(i) } } }).sum }
+    end
+
     # A block future runs on a thread of Celluloid's internal pool (it keeps up
     # to 16 idle threads for reuse).
     def self.celluloid(futures:)

@@ -40,6 +40,33 @@ module Workloads
       end
     end
 
+    # UringMachine's pure API (lib/um.rb): a UM#spin fiber per unit, the
+    # mailbox a UM::Queue (UM#push, UM#shift), which the units call
+    # themselves, as queue's um cell does (a wrapper costs 35-60% more a
+    # message); the receiver looks at its count just before UM#shift, as the
+    # stock queue's popper looks (stock_queue.rb). It has no bound:
+    # capacities above 0 are n/a (runtime.toml's limit), and no send waits.
+    def self.um(messages:, capacity:)
+      raise Kit::Refusal, "a UM::Queue has no bound: capacity must be 0" unless capacity.zero?
+      units = Kit.units
+      machine = Concbench::Um.machine
+      mailbox = UM::Queue.new
+      receiver = machine.spin do
+        units.unit do
+          waits = 0
+          taken = receive(messages) do
+            empty = mailbox.count.zero?
+            value = machine.shift(mailbox)
+            waits += 1 if empty
+            value
+          end
+          taken << waits
+        end
+      end
+      sender = machine.spin { units.unit { 1.upto(messages) { |v| machine.push(mailbox, v) } } }
+      totals(Concbench::Um.join(machine, [receiver, sender]).first, 0)
+    end
+
     # A ractor's mailbox is its own: Ractor#send to it, Ractor.receive in it.
     # It has no bound (capacities above 0 are n/a), and `blocked` is null:
     # Ractor.receive has no non-blocking form in Ruby 3.1 and an inbox has no

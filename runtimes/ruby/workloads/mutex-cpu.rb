@@ -46,6 +46,22 @@ module Workloads
       { sum: all.sum(&:counter) }
     end
 
+    # UringMachine's pure API (lib/um.rb), as its benchmark script uses it: a
+    # UM#spin fiber per unit, each group's lock a UM::Mutex taken with
+    # UM#synchronize (locks.rb: UmLock).
+    def self.um(groups:, workers:, iterations:)
+      all = Array.new(groups) { Group.new(Locks::UmLock.new, 0) }
+      units = Kit.units
+      contended = yield proc {
+        machine = Concbench::Um.machine
+        locks = Locks::OnMachine.new(machine)
+        fibers = all.flat_map { |g| Array.new(workers) { machine.spin { units.unit { work(g, iterations, locks) } } } }
+        Concbench::Um.join(machine, fibers).sum
+      }
+      Kit.evidence(contended: contended)
+      { sum: all.sum(&:counter) }
+    end
+
     # Processes share no memory: a group's lock is an flock on its lock file
     # (locks.rb), which holds the counter (8 bytes, pread and
     # pwritten under the lock). The files are made before the timing, and the
@@ -65,12 +81,14 @@ module Workloads
       { sum: sum }
     end
 
-    # One worker's iterations; returns how many found the lock held.
-    def self.work(group, iterations)
+    # One worker's iterations, each holding the group's lock with `locks`
+    # (Locks, or the um row's Locks::OnMachine); returns how many found it
+    # held.
+    def self.work(group, iterations, locks = Locks)
       mutex = group.mutex
       waited = 0
       iterations.times do
-        waited += Locks.hold(mutex) do
+        waited += locks.hold(mutex) do
           counter = group.counter
           group.counter = counter + capture_size
         end

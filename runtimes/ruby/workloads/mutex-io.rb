@@ -11,6 +11,9 @@ module Workloads
   # a local of its own and summed after the run.
   module MutexIo
     Group = Struct.new(:mutex, :file, :end)
+    # Ruby 3.4.5 calls UM::FiberScheduler's io_pwrite hook without the GVL,
+    # where it switches fibers and hung (runtime.toml's n/a).
+    NOT_FIBER_ROWS = %w[um_fs].freeze
 
     def self.thread(groups:, workers:, iterations:, size:, &timed)
       block = "x" * size
@@ -37,6 +40,24 @@ module Workloads
       block = IO::Buffer.for("x" * size)
       fibers(groups, workers, iterations, size, timed, Concbench::Core::Mutex) do |file, at|
         Fiber.scheduler.write(file.fileno, block, size, at)
+      end
+    end
+
+    # UringMachine's pure API (lib/um.rb), as its benchmark script uses it: a
+    # UM#spin fiber per unit, each group's lock a UM::Mutex taken with
+    # UM#synchronize (locks.rb: UmLock), the write UM#write at the file
+    # offset, so a unit yields while the kernel writes, holding the lock.
+    def self.um(groups:, workers:, iterations:, size:, &timed)
+      block = "x" * size
+      locked_files(groups, timed, Locks::UmLock) do |all, units|
+        machine = Concbench::Um.machine
+        locks = Locks::OnMachine.new(machine)
+        fibers = all.flat_map do |g|
+          Array.new(workers) do
+            machine.spin { units.unit { work(g, iterations, size, locks) { |file, at| machine.write(file.fileno, block, size, at) } } }
+          end
+        end
+        Concbench::Um.join(machine, fibers).sum
       end
     end
 
@@ -74,12 +95,13 @@ module Workloads
     end
 
     # One worker's writes of `size` bytes, each by the block at the position
-    # it is given; returns how many found the lock held.
-    def self.work(group, iterations, size)
+    # it is given, holding the group's lock with `locks` (Locks, or the um
+    # row's Locks::OnMachine); returns how many found it held.
+    def self.work(group, iterations, size, locks = Locks)
       mutex, file = group.mutex, group.file
       waited = 0
       iterations.times do
-        waited += Locks.hold(mutex) do
+        waited += locks.hold(mutex) do
           at = group.end
           yield file, at
           group.end = at + size

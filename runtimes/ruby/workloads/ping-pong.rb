@@ -17,6 +17,13 @@ module Workloads
       Kit.sync { |task| queued(pairs, rounds, :wait) { |work| task.async(&work) } }
     end
 
+    # UringMachine's pure API (lib/um.rb): a UM#spin fiber per unit, awaited
+    # with UM#join, its inbox a UM::Queue (UM#push, UM#shift).
+    def self.um(pairs:, rounds:)
+      machine = Concbench::Um.machine
+      queued(pairs, rounds, :wait, -> { Concbench::UmQueue.new(machine) }) { |work| Concbench::Um::Spun.new(machine, machine.spin(&work)) }
+    end
+
     # A ractor's inbox is its own: Ractor#send to it, Ractor.receive in it.
     # The pinger closes its ponger's inbox, which makes its receive raise and
     # ends its loop. Each ractor stamps its own start and end and returns them
@@ -141,11 +148,12 @@ module Workloads
       end
     end
 
-    # A pinger and a ponger with an inbox each, per pair; `await` ends a unit.
-    def self.queued(pairs, rounds, await)
+    # A pinger and a ponger with an inbox each (made by `make_inbox`), per
+    # pair; `await` ends a unit.
+    def self.queued(pairs, rounds, await, make_inbox = -> { Thread::Queue.new })
       live = Kit.units
       units = Array.new(pairs) do
-        inbox, ponger_inbox = Thread::Queue.new, Thread::Queue.new
+        inbox, ponger_inbox = make_inbox.call, make_inbox.call
         [yield(proc { live.unit { pinger(rounds, ponger_inbox) { inbox.pop }.tap { ponger_inbox.close } } }),
          # a closed queue's pop returns nil once it is empty
          yield(proc { live.unit { while (count = ponger_inbox.pop) do inbox << count + 1 end } })]

@@ -54,6 +54,40 @@ module Workloads
       end
     end
 
+    # UringMachine's pure API (lib/um.rb), as its benchmark script uses it: a
+    # UM#spin fiber per unit, each group's queue a UM::Queue (UM#push,
+    # UM#shift: first in, first out), whose waiters wait on the ring. The
+    # units call the machine themselves: through a wrapper with the stock
+    # queue's interface (Concbench::UmQueue) a push and a shift took 35-60%
+    # longer (320,000 of each, three rounds: 0.116-0.145 s against
+    # 0.082-0.093 s). A UM::Queue has no bound:
+    # bounded capacities are n/a (runtime.toml's limit), and no push waits.
+    def self.um(groups:, producers:, consumers:, items:, capacity:)
+      raise Kit::Refusal, "a UM::Queue has no bound: capacity must be 0" unless capacity.zero?
+      units = Kit.units
+      machine = Concbench::Um.machine
+      all = Array.new(groups) do
+        queue = UM::Queue.new
+        [queue, Array.new(producers) { machine.spin { units.unit { 1.upto(items) { |v| machine.push(queue, v) } } } },
+         Array.new(consumers) { machine.spin { units.unit { drain_um(machine, queue) } } }]
+      end
+      all.each { |queue, ps, _| Concbench::Um.join(machine, ps); consumers.times { machine.push(queue, STOP) } }
+      totals(all.flat_map { |_, _, cs| Concbench::Um.join(machine, cs) }, 0)
+    end
+
+    # A um consumer: as drain, looking at the UM::Queue's count just before
+    # UM#shift, as the stock queue's popper looks (stock_queue.rb).
+    def self.drain_um(machine, queue)
+      waits = 0
+      count, sum = consume do
+        empty = queue.count.zero?
+        value = machine.shift(queue)
+        waits += 1 if empty
+        value
+      end
+      [count, sum, waits]
+    end
+
     # The queue is a pipe of 8-byte records, one write(2) each: writes under
     # PIPE_BUF are atomic. Values are >= 1: a 0 record is the stop token. A
     # pipe holds 64 KiB (8,192 records) whatever `capacity` says: bounded

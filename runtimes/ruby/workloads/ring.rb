@@ -18,6 +18,13 @@ module Workloads
       Kit.sync { |task| queued(nodes, laps, :wait) { |work| task.async(&work) } }
     end
 
+    # UringMachine's pure API (lib/um.rb): a UM#spin fiber per node, awaited
+    # with UM#join, its inbox a UM::Queue (UM#push, UM#shift).
+    def self.um(nodes:, laps:)
+      machine = Concbench::Um.machine
+      queued(nodes, laps, :wait, -> { Concbench::UmQueue.new(machine) }) { |work| Concbench::Um::Spun.new(machine, machine.spin(&work)) }
+    end
+
     # A ractor's inbox is its own: Ractor#send to it, Ractor.receive in it.
     # Closing a node's inbox makes its receive raise, which ends its loop.
     # Each ractor stamps its own start and end and returns them with its value.
@@ -124,10 +131,11 @@ module Workloads
       end
     end
 
-    # Unit i passes to unit i + 1, the last to the first; `await` ends a unit.
-    def self.queued(nodes, laps, await)
+    # Unit i passes to unit i + 1, the last to the first; `await` ends a unit;
+    # `make_inbox` makes a unit's inbox.
+    def self.queued(nodes, laps, await, make_inbox = -> { Thread::Queue.new })
       live = Kit.units
-      inboxes = Array.new(nodes) { Thread::Queue.new }
+      inboxes = Array.new(nodes) { make_inbox.call }
       units = Array.new(nodes) do |i|
         inbox, link = inboxes[i], inboxes[(i + 1) % nodes]
         yield(if i.zero?

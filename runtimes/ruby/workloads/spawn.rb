@@ -32,6 +32,16 @@ module Workloads
     end
 
     # Each child writes its value to a shared pipe (8 bytes: one atomic write).
+    # UringMachine's pure API (lib/um.rb): a UM#spin fiber per task, asleep
+    # in UM#sleep (a timeout on the ring), awaited with UM#join.
+    def self.um(tasks:, delay_ms:)
+      units = Kit.units
+      machine = Concbench::Um.machine
+      seconds = delay_ms / 1000.0
+      fibers = Array.new(tasks) { |i| machine.spin { units.unit { machine.sleep(seconds) if delay_ms > 0; i } } }
+      { sum: Concbench::Um.join(machine, fibers).sum }
+    end
+
     def self.process(tasks:, delay_ms:)
       results, report = IO.pipe
       pids = Array.new(tasks) { |i| Kit.fork { report.write([work(i, delay_ms)].pack("Q<")) } }

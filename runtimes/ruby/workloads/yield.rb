@@ -112,6 +112,31 @@ module Workloads
     end
     private_class_method :threads
 
+    # UringMachine's pure API (lib/um.rb): the measured unit is the caller,
+    # which UringMachine runs on as on any fiber of the thread (it has no
+    # loop of its own), yielding with UM#snooze; the partners are UM#spin
+    # fibers looping UM#snooze.
+    def self.um(partners:, **)
+      units = Kit.units
+      machine = Concbench::Um.machine
+      resumed = switched = turn = 0
+      stop = false
+      others = Array.new(partners) { machine.spin { units.unit { until stop do turn += 1; machine.snooze end } } }
+      units.unit do
+        yield proc {
+          seen = turn += 1
+          machine.snooze
+          switched += 1 if turn != seen
+          resumed += 1
+        }
+        stop = true
+        Concbench::Um.join(machine, others)
+      end
+      # As the fiber row's: with no partner, nothing of ours sees the switch.
+      Kit.evidence(switched: partners.zero? ? nil : switched)
+      { count: resumed }
+    end
+
     # The measured unit is the task running the loop; its scheduler is the
     # async reactor, and the partners are tasks looping task.yield.
     def self.fiber(partners:, **)
