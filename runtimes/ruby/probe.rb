@@ -1,8 +1,8 @@
 # The requirement probe of the rows whose library concbench does not install
 # (the seeds' own subjects; runtime.toml's requires): `ruby probe.rb LIBRARY
-# [WORKER]` prints the library's version, which goes with every result, or
+# [PART]` prints the library's version, which goes with every result, or
 # fails with why it does not load on this Ruby.
-LIBRARY, WORKER = ARGV
+LIBRARY, PART = ARGV # PART: Pbt's worker, or UringMachine's row
 
 def load(feature, hint = nil)
   require feature
@@ -19,11 +19,15 @@ when "concurrently"
   print "concurrently ", Concurrently::VERSION
 when "pbt"
   load "pbt"
-  if WORKER # thread and process: Parallel's, and dropped in Pbt 0.5.0
-    load "parallel", ->(_) { ": Pbt's #{WORKER} worker needs it (apt-get install ruby-parallel)" }
-    abort "pbt #{Pbt::VERSION} has no worker: :#{WORKER} (0.5.0 dropped it)" if Gem::Version.new(Pbt::VERSION) >= Gem::Version.new("0.5")
+  if PART # thread and process: Parallel's, and dropped in Pbt 0.5.0
+    load "parallel", ->(_) { ": Pbt's #{PART} worker needs it (apt-get install ruby-parallel)" }
+    abort "pbt #{Pbt::VERSION} has no worker: :#{PART} (0.5.0 dropped it)" if Gem::Version.new(Pbt::VERSION) >= Gem::Version.new("0.5")
   end
-  print "pbt ", Pbt::VERSION, (", parallel #{Parallel::VERSION}" if WORKER)
+  print "pbt ", Pbt::VERSION, (", parallel #{Parallel::VERSION}" if PART)
+when "uringmachine" # PART: the row, for the Ruby that has it
+  abort "UringMachine needs Ruby 3.4 or later: see ruby34/#{PART}" if Gem::Version.new(RUBY_VERSION) < Gem::Version.new("3.4")
+  load PART == "um_fs" ? "uringmachine/fiber_scheduler" : "uringmachine"
+  print "uringmachine ", UM::VERSION
 else
   abort "probe.rb knows no library #{LIBRARY.inspect}"
 end
