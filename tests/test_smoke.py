@@ -165,10 +165,19 @@ def test_a_forked_producer_that_fills_its_pipe_waits_and_counts_it(tmp_path):
     assert record["status"] == "ok" and record["runs"][0]["evidence"]["blocked"] > 0
 
 
-def test_doctor_names_the_seeds_subjects_that_cannot_be_had_here():
+def test_doctor_finds_each_seeds_library_or_says_how_to_install_it():
     env = {k: v for k, v in os.environ.items() if not k.startswith("CONCBENCH_")}
     done = concbench("doctor", env=env)
-    for name in ("ruby/concurrently", "ruby/pbt", "ruby/uringmachine"):
-        assert re.search(rf"absent +{name} ", done.stdout), done.stdout
-    # streamly: a row where GHC finds it, else how to install it.
-    assert re.search(r"(ok|missing) +haskell/streamly +(streamly \d|optional, not installed .*: cabal install)", done.stdout)
+    found = runtimes.load_all()
+    optional = [(rt, name) for rt in found.values() for name, m in rt.manifest.mechanisms.items() if m.install]
+    rows = {f"{rt.name}/{name}" for rt, name in optional}
+    assert {"ruby/concurrently", "ruby/pbt_none", "ruby34/um", "haskell/streamly"} <= rows
+    for rt, name in optional:
+        if not rt.toolchain.ok:
+            continue
+        line = re.search(rf"^(ok|missing) +{rt.name}/{name} +(.*)$", done.stdout, re.M)
+        assert line, done.stdout
+        if line[1] == "ok":
+            assert line[2] == rt.probe_requirement(name).output  # the version recorded with its results
+        else:
+            assert line[2].startswith("optional, not installed") and line[2].endswith(rt.mechanism_hint(name))
