@@ -25,7 +25,7 @@ import GHC.RTS.Flags (ParFlags (..), getParFlags)
 import System.Mem (performMajorGC)
 import System.Environment (getArgs)
 import System.Exit (ExitCode (..), exitWith)
-import System.IO (hFlush, hPutStrLn, stderr, stdout)
+import System.IO (hFlush, hPrint, hPutStrLn, stderr, stdout)
 import System.Info (fullCompilerVersion)
 
 import BuildFlags (ghcFlags)
@@ -58,7 +58,7 @@ main = getArgs >>= \case
 library :: String -> IO ()
 library package = case lookup package libraries of
   Just version -> putStrLn (package ++ " " ++ version)
-  Nothing -> hPutStrLn stderr (show (builtWithout package)) >> exitWith (ExitFailure 1)
+  Nothing -> hPrint stderr (builtWithout package) >> exitWith (ExitFailure 1)
 
 answerRequest :: IO ()
 answerRequest = do
