@@ -39,7 +39,7 @@ class Finding:
     @property
     def pays(self) -> bool:
         """Some concurrent mechanism clearly beats the sequential baseline."""
-        return bool(self.concurrent_winners)
+        return self.base not in self.winners and bool(self.concurrent_winners)
 
     def ratio(self, row: CellResult) -> float:
         return row.rate.median / self.base.rate.median
