@@ -29,6 +29,9 @@ def _runnable():
     provided, and those of an optional library (a seed's subject) where it is
     not installed."""
     found = runtimes.load_all()
+    optional = {r for w, r, m, na in CELLS if not na and found[r].manifest.mechanisms[m].install}
+    for name in optional:  # an optional row's probe may ask the built kit (Haskell's), as a run asks it
+        found[name].build()
     for w, r, m, na in CELLS:
         if na:
             continue
