@@ -10,6 +10,21 @@ defmodule Concbench.WorkerModes do
   alias Concbench.Kit
 
   @doc """
+  A map workload's two mechanisms, as Ruby's workloads extend WorkerModes:
+  task and async_stream, each the module's evaluate(run, map) with its mode's
+  map (striped/3, async_stream/3).
+  """
+  defmacro __using__(_options) do
+    quote do
+      @spec task(:concbench_kit.run()) :: map()
+      def task(run), do: evaluate(run, &Concbench.WorkerModes.striped/3)
+
+      @spec async_stream(:concbench_kit.run()) :: map()
+      def async_stream(run), do: evaluate(run, &Concbench.WorkerModes.async_stream/3)
+    end
+  end
+
+  @doc """
   task: as erlang/process's map, striped: `workers` Tasks an evaluation, no
   more than there are inputs; Task w of n evaluates the inputs w, w + n, ...
   (concbench_workermodes:deal/2), Task.await_many returns their results in

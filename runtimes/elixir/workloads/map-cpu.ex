@@ -3,13 +3,7 @@
 # evaluates a case multiplies, so evaluating the wrong cases gives a wrong
 # sum.
 defmodule :concbench_map_cpu do
-  alias Concbench.WorkerModes
-
-  @spec task(:concbench_kit.run()) :: map()
-  def task(run), do: evaluate(run, &WorkerModes.striped/3)
-
-  @spec async_stream(:concbench_kit.run()) :: map()
-  def async_stream(run), do: evaluate(run, &WorkerModes.async_stream/3)
+  use Concbench.WorkerModes
 
   defp evaluate(run, mapper) do
     inputs = Enum.to_list(0..(:concbench_kit.param(run, :cases) - 1))

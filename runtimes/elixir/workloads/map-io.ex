@@ -3,13 +3,7 @@
 # before the clocks, and appends as many characters as its LCG draw in
 # [0, 10] says; the result is the sum of the lengths.
 defmodule :concbench_map_io do
-  alias Concbench.WorkerModes
-
-  @spec task(:concbench_kit.run()) :: map()
-  def task(run), do: evaluate(run, &WorkerModes.striped/3)
-
-  @spec async_stream(:concbench_kit.run()) :: map()
-  def async_stream(run), do: evaluate(run, &WorkerModes.async_stream/3)
+  use Concbench.WorkerModes
 
   # A unit that cannot read the file fails, and the trial with it.
   defp evaluate(run, mapper) do

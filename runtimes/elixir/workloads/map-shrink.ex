@@ -8,13 +8,7 @@
 # adds up f, `minimal` the upper bounds it ends with (101 each), and
 # `candidates` the candidates the units evaluated.
 defmodule :concbench_map_shrink do
-  alias Concbench.WorkerModes
-
-  @spec task(:concbench_kit.run()) :: map()
-  def task(run), do: evaluate(run, &WorkerModes.striped/3)
-
-  @spec async_stream(:concbench_kit.run()) :: map()
-  def async_stream(run), do: evaluate(run, &WorkerModes.async_stream/3)
+  use Concbench.WorkerModes
 
   defp evaluate(run, mapper) do
     inputs = :concbench_lcg.draws(:concbench_kit.param(run, :cases), -1_000_000, 1_000_000)
