@@ -30,7 +30,8 @@ test: lint
 # kit, with the harness's settings, where python3 is installed), hlint for the
 # Haskell kit, ruby -wc for the Ruby kit, gofmt and go vet for the Go kit,
 # rustfmt and clippy for the Rust kit, google-java-format for the Java kit,
-# prettier (from the npm registry, runtimes/node/package-lock.json) for the
+# prettier (from the npm registry, runtimes/node/package-lock.json, installed
+# with --ignore-scripts: none of its packages has an install script) for the
 # Node.js kit (which Bun and Deno run too), clang-format for the C++ kit, mix
 # format for the Elixir kit and ktlint (from Maven Central) for the Kotlin kit
 # where their toolchains are installed (the C and C++ kits build with -Wall
@@ -55,7 +56,7 @@ lint: setup
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo fmt --check && \
 		cargo clippy --release --quiet --locked --target-dir build -- -D warnings; fi
 	@if sh runtimes/java/find-jdk >/dev/null 2>&1; then $(MAKE) -s -C runtimes/java lint; fi
-	@if command -v node >/dev/null; then cd runtimes/node && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --silent --no-audit --no-fund; } && npx --no-install prettier --check --log-level warn .; fi
+	@if command -v node >/dev/null; then cd runtimes/node && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --ignore-scripts --silent --no-audit --no-fund; } && npx --no-install prettier --check --log-level warn .; fi
 	@if command -v mix >/dev/null; then cd runtimes/elixir && mix format --check-formatted; fi
 	@if $(MAKE) -s -C runtimes/kotlin detect >/dev/null 2>&1; then $(MAKE) -s -C runtimes/kotlin lint; fi
 	@if command -v clang-format >/dev/null; then clang-format --dry-run --Werror runtimes/cpp/*.cpp runtimes/cpp/lib/*.hpp runtimes/cpp/workloads/*.cpp; fi

@@ -4,10 +4,14 @@
 # and Deno Makefiles, which set NAME (the runtime), ENGINE (its binary) and
 # VERSION (the command that names it, with its engine). `make detect`
 # fetches it if need be and prints that.
+# --ignore-scripts: npm runs no package's install script. Neither engine
+# needs one: the package (not a wrapper that downloads or links the binary
+# in postinstall) carries the binary itself, and no entry of the lock has an
+# install script (hasInstallScript).
 all: detect-quietly node_modules/.package-lock.json
 
 node_modules/.package-lock.json: package-lock.json
-	@npm ci --silent --no-audit --no-fund
+	@npm ci --ignore-scripts --silent --no-audit --no-fund
 
 detect: all
 	@$(VERSION)
