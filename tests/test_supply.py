@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 
+import pytest
 from conftest import ROOT
 
 RUNTIMES = ROOT / "runtimes"
@@ -26,7 +27,7 @@ def fake_program(folder, name, script="exit 0"):
 def environment(tmp_path, **extra):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
-    home = tmp_path / "home"
+    home = tmp_path / "my home"  # a space, as in /home/John Smith
     home.mkdir(exist_ok=True)
     return {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": str(home), **extra}
 
@@ -47,20 +48,20 @@ def copy_java_scripts(tmp_path):
     return copy_runtime(tmp_path, "java", ["fetch-libraries", "maven-fetch", "maven-plugin.lock", "find-jdk"])
 
 
-def plugin_jar(home):
-    """Where Maven keeps the pinned dependency plugin's jar under HOME."""
+def plugin_file(home, extension="jar"):
+    """Where Maven keeps the pinned dependency plugin's jar (or pom) under HOME."""
     version = re.search(
-        r"^org\.apache\.maven\.plugins:maven-dependency-plugin:(\S+) ",
+        r"^org\.apache\.maven\.plugins:maven-dependency-plugin:([^:\s]+):jar ",
         (RUNTIMES / "java" / "maven-plugin.lock").read_text(),
         re.M,
     )[1]
     folder = home / ".m2/repository/org/apache/maven/plugins/maven-dependency-plugin" / version
-    return folder / f"maven-dependency-plugin-{version}.jar", version
+    return folder / f"maven-dependency-plugin-{version}.{extension}", version
 
 
 def test_maven_fetch_runs_the_pinned_plugin_and_refuses_a_jar_it_loaded_that_differs(tmp_path):
     env = environment(tmp_path)
-    jar, version = plugin_jar(tmp_path / "home")
+    jar, version = plugin_file(tmp_path / "my home")
     # A Maven that "downloads" a plugin other than the one pinned.
     calls = fake_program(tmp_path / "bin", "mvn", f'mkdir -p "{jar.parent}" && echo other > "{jar}"')
     java = copy_java_scripts(tmp_path)
@@ -71,21 +72,23 @@ def test_maven_fetch_runs_the_pinned_plugin_and_refuses_a_jar_it_loaded_that_dif
     assert f"org.apache.maven.plugins:maven-dependency-plugin:{version}:copy" in argv
     assert " -C " in f" {argv} "  # Maven's own strict checksums too
     assert done.returncode == 1, done
-    assert f"not the jar {java / 'maven-plugin.lock'} pins: {jar}: FAILED" in done.stderr
+    assert f"not the file {java / 'maven-plugin.lock'} pins: {jar}: FAILED" in done.stderr
 
 
-def test_maven_fetch_does_not_run_a_tampered_plugin_already_in_the_local_repository(tmp_path):
+# Its jar is its code; its pom names the jars Maven loads with it.
+@pytest.mark.parametrize("extension", ["jar", "pom"])
+def test_maven_fetch_does_not_run_a_tampered_plugin_already_in_the_local_repository(tmp_path, extension):
     env = environment(tmp_path)
-    jar, _ = plugin_jar(tmp_path / "home")
-    jar.parent.mkdir(parents=True)
-    jar.write_text("a planted plugin")
+    planted, _ = plugin_file(tmp_path / "my home", extension)
+    planted.parent.mkdir(parents=True)
+    planted.write_text("planted")
     calls = fake_program(tmp_path / "bin", "mvn")
     java = copy_java_scripts(tmp_path)
 
     done = run(["sh", str(java / "maven-fetch"), "org.example:lib:1.0", str(tmp_path / "out")], env)
 
     assert done.returncode == 1, done
-    assert f"{jar}: FAILED" in done.stderr and "remove those files" in done.stderr
+    assert f"{planted}: FAILED" in done.stderr and "remove those files" in done.stderr
     assert not calls.exists()  # Maven never ran it
 
 
