@@ -32,8 +32,8 @@ def environment(tmp_path, **extra):
     return {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": str(home), **extra}
 
 
-def run(command, env, cwd=None):
-    return subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, timeout=60)
+def run(command, env):
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
 
 
 def copy_runtime(tmp_path, name, files):
