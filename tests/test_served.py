@@ -59,6 +59,14 @@ def test_only_loopback_ports_and_sockets_in_the_scratch_directory_are_relayed(tm
     assert served.relay('{"listening": 7}', scratch).startswith("refused: ")
 
 
+def test_a_server_that_hangs_past_its_deadline_times_out_every_time(served_env):
+    """Killed at the deadline, the server resets the generator's connections:
+    the trial is TIMEOUT, never the INVALID of what the generator saw then."""
+    found = trials(served_env, "sleeper", "--trials", "5", "--timeout", "1")
+    assert [trial["status"] for trial in found] == ["timeout"] * 5, found
+    assert {trial["detail"] for trial in found} == {"killed at its time limit"}
+
+
 def test_a_served_table_shows_the_rate_sustained_and_the_latencies_and_marks_a_server_that_fell_behind(served_env):
     trials(served_env, "honest,laggard")
     shown = concbench("show", env=served_env).stdout.splitlines()

@@ -276,6 +276,7 @@ def test_the_process_beside_a_trial_failing_stops_the_trial_that_waits_for_it():
     )
     assert done.beside.exit_code == 3
     assert done.signal is not None and done.wall_ns < 20e9
+    assert not done.timed_out  # stopped before its deadline: it did not time out
 
 
 def test_an_overlong_line_is_never_relayed_even_when_its_end_looks_like_one():

@@ -64,7 +64,7 @@ class Exit:
     involuntary_switches: int | None
     exit_code: int | None
     signal: int | None
-    timed_out: bool
+    timed_out: bool  # killed at its time limit (not stopped earlier because the process beside it failed)
     stdout: bytes  # the last STDOUT_LIMIT bytes
     stdout_size: int  # all the bytes written to stdout, kept or not
     stderr: str  # the last STDERR_LIMIT bytes
@@ -179,8 +179,9 @@ class _Process:
         self.exited_ns: int | None = None
         self.reaped = None
 
-    def exit(self, stopped: bool) -> Exit:
-        """What the trampoline reported, once the child is reaped."""
+    def exit(self, stopped: bool, cut_short: bool) -> Exit:
+        """What the trampoline reported, once the child is reaped; stopped: the
+        harness killed it, cut_short: before its deadline (so not timed out)."""
         with os.fdopen(self.report, "rb") as report:
             fields = report.read().split()
         if len(fields) == 8:
@@ -197,7 +198,7 @@ class _Process:
             involuntary_switches=involuntary,
             exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
             signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-            timed_out=bool(timed_out or stopped),
+            timed_out=bool(timed_out or stopped) and not cut_short,
             stdout=bytes(self.output[self.stdout]),
             stdout_size=self.sizes[self.stdout],
             stderr=self.output[self.stderr].decode(errors="replace"),
@@ -233,6 +234,7 @@ class _Watch:
         self.line = bytearray()  # the trial's stdout line being written
         self.overlong = False  # that line is too long to be relayed
         self.stopped = set()
+        self.cut_short = set()  # stopped before the deadline
 
     def run(self, argv: list[str], payload: bytes) -> dict[str, Exit]:
         start = time.monotonic_ns()
@@ -242,7 +244,9 @@ class _Watch:
             self._until_done(self.deadline_ns + BACKSTOP_NS)
         finally:
             self._close()  # on Ctrl-C too: each spawner cleans up, then is reaped
-        return {role: process.exit(role in self.stopped) for role, process in self.processes.items()}
+        return {
+            role: process.exit(role in self.stopped, role in self.cut_short) for role, process in self.processes.items()
+        }
 
     def _start(self, role: str, argv: list[str], payload: bytes, timeout: float, keep_stdin: bool) -> None:
         process = _Process(argv, payload, timeout, self.cgroups.get(role, []), keep_stdin)
@@ -287,7 +291,9 @@ class _Watch:
 
     def _exited(self, role: str) -> None:
         """The trial gone, the input of the process beside it ends; that
-        process gone first, it failed, and the trial is stopped."""
+        process gone first, it failed, and the trial is stopped. Past the
+        deadline, the trial was killed at it (the process beside it saw its
+        connections reset): it timed out, whichever exit was seen first."""
         other = self.processes.get("beside" if role == "trial" else "trial")
         if other is None or other.exited_ns is not None:
             return
@@ -297,6 +303,8 @@ class _Watch:
                 self._close_stdin(other)
         else:
             self.stopped.add("trial")
+            if time.monotonic_ns() < self.deadline_ns:
+                self.cut_short.add("trial")
             other.stop(alive=True)
 
     def _relay(self, chunk: bytes) -> None:
