@@ -38,6 +38,9 @@ STOP_GRACE_S = 2  # for the spawner to clean up when the harness is interrupted
 # The longest line of a trial's stdout relayed to the process beside it: an
 # address, with room to spare.
 RELAYED_LINE_LIMIT = 4096
+# The descriptor on which the process beside a trial finds the trial's
+# scratch folder, opened by the harness before the trial started.
+SCRATCH_FD = 4
 _trial_numbers = itertools.count()
 # Hash seeds that an environment variable fixes, so that a trial's tables
 # are laid out as in every other trial (docs/protocol.md, "Trials hold still").
@@ -93,7 +96,9 @@ class Beside:
     relay(line, scratch) maps a line of the trial's stdout to the line to write
     to its stdin, or None for a line not meant for it. Its stdin closes when
     the trial exits; if it exits first, it failed, and the trial is stopped:
-    what the trial waits for will not come."""
+    what the trial waits for will not come. It finds the trial's scratch
+    folder open on descriptor SCRATCH_FD, opened before the trial started: a
+    folder the trial swaps for a link later is not the one it finds there."""
 
     argv: list[str]
     relay: Callable[[str, str], str | None]
@@ -125,18 +130,31 @@ def _run_alone(
         scratch = cleanup.enter_context(
             tempfile.TemporaryDirectory(prefix=f"{orphans.SCRATCH_PREFIX}{orphans.mark()}-")
         )
+        cleanup.callback(_unlink_if_link, scratch)  # before the directory's own removal
+        folder = None
+        if beside:
+            folder = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            cleanup.callback(os.close, folder)
         payload = json.dumps({**request, "scratch": scratch}).encode() + b"\n"
         procs = {role: group.procs_files for role, group in cgroups.items()}
-        exits = _Watch(timeout, procs, beside, scratch).run(argv, payload)
+        exits = _Watch(timeout, procs, beside, scratch, folder).run(argv, payload)
         hits = {role: group.limit_hit() for role, group in cgroups.items()}
     found = {role: dataclasses.replace(exit, limit_hit=hits.get(role, "")) for role, exit in exits.items()}
     return dataclasses.replace(found["trial"], beside=found.get("beside"))
 
 
+def _unlink_if_link(scratch: str) -> None:
+    """A trial that swapped its scratch for a link: the link goes, not what it points to."""
+    if os.path.islink(scratch):
+        os.unlink(scratch)
+
+
 class _Process:
     """One trampoline and the child it runs: its pipes, what it wrote, when it exited."""
 
-    def __init__(self, argv: list[str], payload: bytes, timeout: float, cgroups: list[str], keep_stdin: bool):
+    def __init__(
+        self, argv: list[str], payload: bytes, timeout: float, cgroups: list[str], keep_stdin: bool, folder: int | None
+    ):
         trampoline = spawner.path()
         stdin_r, stdin_w = os.pipe()
         self.stdin: int | None = stdin_w  # None once closed
@@ -160,6 +178,7 @@ class _Process:
                     (os.POSIX_SPAWN_DUP2, stdout_w, 1),
                     (os.POSIX_SPAWN_DUP2, stderr_w, 2),
                     (os.POSIX_SPAWN_DUP2, report_w, 3),
+                    *([(os.POSIX_SPAWN_DUP2, folder, SCRATCH_FD)] if folder is not None else []),
                 ],
             )
         except BaseException:
@@ -223,11 +242,14 @@ class _Watch:
     events. The trial's stdout lines that the process beside it takes are
     relayed to it as they come; the first starts it."""
 
-    def __init__(self, timeout: float, cgroups: dict[str, list[str]], beside: Beside | None, scratch: str):
+    def __init__(
+        self, timeout: float, cgroups: dict[str, list[str]], beside: Beside | None, scratch: str, folder: int | None
+    ):
         self.timeout = timeout
         self.cgroups = cgroups
         self.beside = beside
         self.scratch = scratch
+        self.folder = folder
         self.processes: dict[str, _Process] = {}
         self.roles: dict[int, tuple[str, str]] = {}  # fd: (role, which pipe)
         self.selector = selectors.DefaultSelector()
@@ -249,7 +271,8 @@ class _Watch:
         }
 
     def _start(self, role: str, argv: list[str], payload: bytes, timeout: float, keep_stdin: bool) -> None:
-        process = _Process(argv, payload, timeout, self.cgroups.get(role, []), keep_stdin)
+        folder = self.folder if role == "beside" else None
+        process = _Process(argv, payload, timeout, self.cgroups.get(role, []), keep_stdin, folder)
         self.processes[role] = process
         for fd, which in ((process.stdout, "stdout"), (process.stderr, "stderr"), (process.pidfd, "pidfd")):
             self.roles[fd] = (role, which)
