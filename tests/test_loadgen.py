@@ -1,7 +1,9 @@
 """concbench's load generator (loadgen/loadgen.c) against small echo servers
 run here, honest and lying, over TCP and Unix sockets."""
 
+import importlib.util
 import json
+import os
 import re
 import socketserver
 import subprocess
@@ -10,11 +12,18 @@ import threading
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 from concbench import cbuild, loadgen
 from concbench.errors import UserError
 
 SIZE = 64
+
+# The fixture's servers, for the request bytes its parrot answers with, whatever it reads.
+spec = importlib.util.spec_from_file_location("echo_fixture", FIXTURES / "served/server/workloads/echo.py")
+echo_fixture = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(echo_fixture)
+SEED = echo_fixture.PARROT_SEED
 
 
 def honest(number, request):
@@ -58,9 +67,8 @@ class EchoServer:
             self.address = f"tcp:127.0.0.1:{self.server.server_address[1]}"
         else:
             self.folder = tempfile.TemporaryDirectory(prefix="loadgen")  # a short path: sun_path holds 108 bytes
-            path = f"{self.folder.name}/echo.sock"
-            self.server = socketserver.ThreadingUnixStreamServer(path, Handler)
-            self.address = f"unix:{path}"
+            self.server = socketserver.ThreadingUnixStreamServer(f"{self.folder.name}/echo.sock", Handler)
+            self.address = "unix:echo.sock"
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
@@ -89,13 +97,27 @@ def servers():
         server.close()
 
 
-def generate(addresses, connections=3, rate=2000, requests=200, size=SIZE):
-    """Runs the generator with an address line for each run."""
-    options = {"connections": connections, "size": size, "rate": rate, "requests": requests}
+def generate(addresses, connections=3, rate=2000, requests=200, size=SIZE, folder=None):
+    """Runs the generator with an address line for each run, unix: names in folder."""
+    options = {"connections": connections, "size": size, "rate": rate, "requests": requests, "seed": SEED}
     argv = [part for name, value in options.items() for part in (f"--{name}", str(value))]
-    return subprocess.run(
-        [loadgen.path(), *argv], input="".join(a + "\n" for a in addresses), capture_output=True, text=True, timeout=60
-    )
+    fds = (os.open(folder, os.O_RDONLY | os.O_DIRECTORY),) if folder else ()
+    try:
+        return subprocess.run(
+            [loadgen.path(), *argv, *(["--folder-fd", str(fds[0])] if fds else [])],
+            input="".join(a + "\n" for a in addresses),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            pass_fds=fds,
+        )
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def folder_of(server):
+    return server.folder.name if server.address.startswith("unix:") else None
 
 
 def check_run(line, number, requests):
@@ -116,7 +138,7 @@ def check_run(line, number, requests):
 @pytest.mark.parametrize("transport", ["tcp", "unix"])
 def test_it_sends_every_request_and_reports_its_latency(servers, transport):
     server = servers(transport)
-    done = generate([server.address])
+    done = generate([server.address], folder=folder_of(server))
     assert done.returncode == 0 and done.stderr == ""
     [line] = done.stdout.splitlines()
     check_run(line, 1, 200)
@@ -125,7 +147,7 @@ def test_it_sends_every_request_and_reports_its_latency(servers, transport):
 
 def test_one_process_makes_a_run_for_each_address_line(servers):
     tcp, unix = servers("tcp"), servers("unix")
-    done = generate([tcp.address, unix.address], connections=4, requests=100)
+    done = generate([tcp.address, unix.address], connections=4, requests=100, folder=unix.folder.name)
     assert done.returncode == 0
     first, second = done.stdout.splitlines()
     check_run(first, 1, 100), check_run(second, 2, 100)
@@ -137,7 +159,7 @@ def test_connections_beyond_the_backlog_are_retried_and_some_get_no_request(serv
     """socketserver listens with a backlog of 5: the rest of the 20 connects
     are refused (unix) or wait for the SYN's retransmission (tcp)."""
     server = servers(transport)
-    done = generate([server.address], connections=20, requests=5)
+    done = generate([server.address], connections=20, requests=5, folder=folder_of(server))
     check_run(done.stdout, 1, 5)
     assert server.served_all(20, 5 * SIZE)
 
@@ -189,14 +211,35 @@ def test_a_lying_server_fails_the_run_with_the_reason(servers, answer, message):
     assert re.fullmatch(message, json.loads(line)["error"])
 
 
-def test_an_address_that_cannot_be_reached_or_read_is_an_error():
-    done = generate(["unix:/nonexistent/echo.sock"])
+def test_an_address_that_cannot_be_reached_or_read_is_an_error(tmp_path):
+    done = generate(["unix:echo.sock"], folder=tmp_path)
     assert done.returncode == 1
-    assert json.loads(done.stdout) == {
-        "error": "cannot connect to unix:/nonexistent/echo.sock: No such file or directory"
-    }
+    assert json.loads(done.stdout) == {"error": "cannot connect to unix:echo.sock: No such file or directory"}
     done = generate(["ftp:127.0.0.1:21"])
     assert done.returncode == 1 and json.loads(done.stdout)["error"].startswith("bad address ftp:127.0.0.1:21")
+
+
+def test_a_unix_socket_is_a_plain_name_in_the_folder_and_no_link(servers, tmp_path):
+    server = servers("unix")
+    (tmp_path / "link.sock").symlink_to(f"{server.folder.name}/echo.sock")
+    for name in ["../echo.sock", f"{server.folder.name}/echo.sock", "echo.sock\r", "..", "."]:
+        done = generate([f"unix:{name}"], folder=tmp_path)
+        assert done.returncode == 1 and json.loads(done.stdout)["error"].startswith(f"bad address unix:{name}: a unix")
+    done = generate(["unix:link.sock"], folder=tmp_path)
+    assert json.loads(done.stdout) == {"error": "cannot connect to unix:link.sock: a link, not a socket"}
+    done = generate(["unix:echo.sock"])
+    assert json.loads(done.stdout)["error"].endswith("the folder of --folder-fd, which was not given")
+    assert server.served_all(0, 0)
+
+
+def test_the_request_bytes_follow_from_the_seed(servers):
+    """A server that answers one seed's requests, whatever it reads, passes only at that seed."""
+    parrot = servers(answer=lambda number, request: echo_fixture.request_bytes(SEED, number, SIZE))
+    done = generate([parrot.address], connections=1, requests=20)
+    assert done.returncode == 0, done.stdout
+    other = servers(answer=lambda number, request: echo_fixture.request_bytes(SEED + 1, number, SIZE))
+    done = generate([other.address], connections=1, requests=20)
+    assert json.loads(done.stdout) == {"error": "connection 0, request 0: echoed byte 0 differs"}
 
 
 def test_the_generator_runs_once_for_each_address_until_its_stdin_ends(servers):
@@ -213,10 +256,15 @@ def test_the_generator_runs_once_for_each_address_until_its_stdin_ends(servers):
     [
         ([], "--connections is missing"),
         (["--connections", "2", "--size", "8", "--rate", "10"], "--requests is missing"),
-        (["--connections", "0"], "--connections must be a whole number above 0, not '0'"),
-        (["--size", "64k"], "--size must be a whole number above 0, not '64k'"),
+        (["--connections", "2", "--size", "8", "--rate", "10", "--requests", "5"], "--seed is missing"),
+        (["--connections", "0"], "--connections must be a whole number from 1 to 9223372036854775807, not '0'"),
+        (["--size", "64k"], "--size must be a whole number from 1 to 9223372036854775807, not '64k'"),
+        (["--seed", "-1"], "--seed must be a whole number from 0 to 18446744073709551615, not '-1'"),
         (["--rate"], "--rate needs a value"),
-        (["--threads", "2"], "unknown argument '--threads' (--connections --size --rate --requests)"),
+        (
+            ["--threads", "2"],
+            "unknown argument '--threads' (--connections --size --rate --requests --seed --folder-fd)",
+        ),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(argv, message):

@@ -276,6 +276,23 @@ def test_the_process_beside_a_trial_failing_stops_the_trial_that_waits_for_it():
     )
     assert done.beside.exit_code == 3
     assert done.signal is not None and done.wall_ns < 20e9
+    assert not done.timed_out  # stopped before its deadline: it did not time out
+
+
+def test_the_process_beside_finds_the_scratch_folder_the_trial_started_with_even_after_a_swap(tmp_path):
+    """The trial renames its scratch away and leaves a link to another folder
+    in its place: descriptor 4 is still the folder the harness made."""
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "planted").touch()
+    code = (
+        "import json, os, sys; scratch = json.load(sys.stdin)['scratch']; open(scratch + '/mine', 'w').close();"
+        f"os.rename(scratch, {str(tmp_path / 'moved')!r}); os.symlink({str(tmp_path / 'elsewhere')!r}, scratch);"
+        "print('relay:go', flush=True)"
+    )
+    listing = f"import os; print(sorted(os.listdir({trial.SCRATCH_FD})))"
+    done = trial.run([PY, "-c", code], {}, timeout=20, beside=trial.Beside([PY, "-c", listing], _relay_marked))
+    assert done.beside.stdout.decode() == "['mine']\n"
+    assert (tmp_path / "elsewhere" / "planted").exists()  # the link was removed, not what it points to
 
 
 def test_an_overlong_line_is_never_relayed_even_when_its_end_looks_like_one():

@@ -138,7 +138,8 @@ def run_trial(
 ) -> TrialRecord:
     """One trial on this machine; a calibrated one asks for repeat runs per timed sample."""
     expect = expectations(cell, settings, repeat)
-    beside = served.beside(expect.load) if expect.load else None
+    load = served.seeded(expect.load) if expect.load else None
+    beside = served.beside(load) if load else None
     try:
         command = cell.runtime.trial_command(cell.options)
         exit = trial.run(command, _request(cell, expect), settings.timeout, caps, beside)
@@ -173,18 +174,16 @@ def run_trial(
         tree_rss_kb=response.tree_rss_kb if response else None,
         runtime_info=response.runtime.model_dump() if response else {},
         stderr=exit.stderr,
-        samples=_samples(response, repeat, exit, expect) if response else (),
+        samples=_samples(response, repeat, exit, load) if response else (),
         machine=machine.name,
         machine_id=machine.id,
     )
 
 
-def _samples(response: Response, repeat: int, exit: trial.Exit, expect: Expectations) -> tuple[Sample, ...]:
-    """The trial's samples; a served workload's each with the latency its load met."""
+def _samples(response: Response, repeat: int, exit: trial.Exit, asked: dict | None) -> tuple[Sample, ...]:
+    """The trial's samples; a served workload's each with the latency its (seeded) load met."""
     samples = calibration.samples(response.runs, repeat)
-    loads = served.runs(exit.beside) if expect.load else []
+    loads = served.runs(exit.beside) if asked else []
     if isinstance(loads, str) or len(loads) != len(samples):
         return samples
-    return tuple(
-        dataclasses.replace(sample, latency=served.latency(load, expect.load)) for sample, load in zip(samples, loads)
-    )
+    return tuple(dataclasses.replace(sample, latency=served.latency(run, asked)) for sample, run in zip(samples, loads))

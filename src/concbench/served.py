@@ -4,13 +4,16 @@ that the harness starts beside it, and what the generator measured, read
 within bounds and checked against the load asked for.
 
 The trial is untrusted, so the generator only ever connects to this
-machine's loopback address or to a socket inside the trial's own scratch
-directory: whatever else a line announces is relayed as a refusal, which
-the generator reports as its error."""
+machine's loopback address or to a socket named plainly in the trial's own
+scratch directory, which it finds through the descriptor the harness opened
+before the trial started (trial.SCRATCH_FD): whatever else a line announces
+is relayed as a refusal, which the generator reports as its error. The
+request bytes follow from a seed drawn for each trial, so a server cannot
+answer without reading them."""
 
 import json
-import os
 import re
+import secrets
 from typing import Annotated
 
 import pydantic
@@ -27,10 +30,15 @@ PERCENTILES = ("min", "mean", "p50", "p90", "p99", "p999", "p9999", "max")
 MAX_POINTS = 500
 
 
+def seeded(load: dict[str, int]) -> dict[str, int]:
+    """The load with a seed of its own for its request bytes, from the OS's randomness."""
+    return {**load, "seed": secrets.randbits(64)}
+
+
 def beside(load: dict[str, int]) -> trial.Beside:
-    """The load generator for a served workload's trial, with its load."""
-    argv = [loadgen.path()]
-    for name in ("connections", "size", "rate", "requests"):
+    """The load generator for a served workload's trial, with its seeded load."""
+    argv = [loadgen.path(), "--folder-fd", str(trial.SCRATCH_FD)]
+    for name in ("connections", "size", "rate", "requests", "seed"):
         argv += [f"--{name}", str(load[name])]
     return trial.Beside(argv, relay)
 
@@ -47,21 +55,24 @@ def relay(line: str, scratch: str) -> str | None:
     address = data.get("listening") if isinstance(data, dict) else None
     if not isinstance(address, str) or len(address) > ADDRESS_LIMIT:
         return "refused: an announcement whose address is no short string"
-    return (
-        address
-        if allowed(address, scratch)
-        else f"refused: {json.dumps(address)} is not on 127.0.0.1 or in the trial's scratch"
+    return for_generator(address, scratch) or (
+        f"refused: {json.dumps(address)} is not on 127.0.0.1 or a plain name in the trial's scratch"
     )
 
 
-def allowed(address: str, scratch: str) -> bool:
-    """A TCP port on 127.0.0.1, or a Unix socket inside the scratch directory."""
+def for_generator(address: str, scratch: str) -> str | None:
+    """A TCP port on 127.0.0.1 as it is, a Unix socket named plainly in the
+    scratch directory as unix:NAME; None for any other address."""
     if match := _TCP.fullmatch(address):
-        return int(match[1]) <= 65535
+        return address if int(match[1]) <= 65535 else None
     kind, _, path = address.partition(":")
-    if kind != "unix" or not path or "\0" in path or "\n" in path:
-        return False
-    return os.path.commonpath([os.path.realpath(path), os.path.realpath(scratch)]) == os.path.realpath(scratch)
+    folder, _, name = path.rpartition("/")
+    return f"unix:{name}" if kind == "unix" and folder == scratch and plain(name) else None
+
+
+def plain(name: str) -> bool:
+    """A file name that stays in its folder: no /, no control character, not . or .."""
+    return name not in ("", ".", "..") and not any(c == "/" or ord(c) < 0x20 or c == "\x7f" for c in name)
 
 
 # A pair in JSON's list; the percentile a number, whole or not.
@@ -145,6 +156,7 @@ def latency(run: LoadRun, asked: dict[str, int]) -> dict:
     return {
         "connections": asked["connections"],
         "rate": asked["rate"],
+        "seed": asked["seed"],
         **run.model_dump(exclude={"run", "bytes"}),
         "distribution": [list(point) for point in run.distribution],
     }

@@ -38,6 +38,9 @@ STOP_GRACE_S = 2  # for the spawner to clean up when the harness is interrupted
 # The longest line of a trial's stdout relayed to the process beside it: an
 # address, with room to spare.
 RELAYED_LINE_LIMIT = 4096
+# The descriptor on which the process beside a trial finds the trial's
+# scratch folder, opened by the harness before the trial started.
+SCRATCH_FD = 4
 _trial_numbers = itertools.count()
 # Hash seeds that an environment variable fixes, so that a trial's tables
 # are laid out as in every other trial (docs/protocol.md, "Trials hold still").
@@ -64,7 +67,7 @@ class Exit:
     involuntary_switches: int | None
     exit_code: int | None
     signal: int | None
-    timed_out: bool
+    timed_out: bool  # killed at its time limit (not stopped earlier because the process beside it failed)
     stdout: bytes  # the last STDOUT_LIMIT bytes
     stdout_size: int  # all the bytes written to stdout, kept or not
     stderr: str  # the last STDERR_LIMIT bytes
@@ -93,7 +96,9 @@ class Beside:
     relay(line, scratch) maps a line of the trial's stdout to the line to write
     to its stdin, or None for a line not meant for it. Its stdin closes when
     the trial exits; if it exits first, it failed, and the trial is stopped:
-    what the trial waits for will not come."""
+    what the trial waits for will not come. It finds the trial's scratch
+    folder open on descriptor SCRATCH_FD, opened before the trial started: a
+    folder the trial swaps for a link later is not the one it finds there."""
 
     argv: list[str]
     relay: Callable[[str, str], str | None]
@@ -125,18 +130,31 @@ def _run_alone(
         scratch = cleanup.enter_context(
             tempfile.TemporaryDirectory(prefix=f"{orphans.SCRATCH_PREFIX}{orphans.mark()}-")
         )
+        cleanup.callback(_unlink_if_link, scratch)  # before the directory's own removal
+        folder = None
+        if beside:
+            folder = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            cleanup.callback(os.close, folder)
         payload = json.dumps({**request, "scratch": scratch}).encode() + b"\n"
         procs = {role: group.procs_files for role, group in cgroups.items()}
-        exits = _Watch(timeout, procs, beside, scratch).run(argv, payload)
+        exits = _Watch(timeout, procs, beside, scratch, folder).run(argv, payload)
         hits = {role: group.limit_hit() for role, group in cgroups.items()}
     found = {role: dataclasses.replace(exit, limit_hit=hits.get(role, "")) for role, exit in exits.items()}
     return dataclasses.replace(found["trial"], beside=found.get("beside"))
 
 
+def _unlink_if_link(scratch: str) -> None:
+    """A trial that swapped its scratch for a link: the link goes, not what it points to."""
+    if os.path.islink(scratch):
+        os.unlink(scratch)
+
+
 class _Process:
     """One trampoline and the child it runs: its pipes, what it wrote, when it exited."""
 
-    def __init__(self, argv: list[str], payload: bytes, timeout: float, cgroups: list[str], keep_stdin: bool):
+    def __init__(
+        self, argv: list[str], payload: bytes, timeout: float, cgroups: list[str], keep_stdin: bool, folder: int | None
+    ):
         trampoline = spawner.path()
         stdin_r, stdin_w = os.pipe()
         self.stdin: int | None = stdin_w  # None once closed
@@ -160,6 +178,7 @@ class _Process:
                     (os.POSIX_SPAWN_DUP2, stdout_w, 1),
                     (os.POSIX_SPAWN_DUP2, stderr_w, 2),
                     (os.POSIX_SPAWN_DUP2, report_w, 3),
+                    *([(os.POSIX_SPAWN_DUP2, folder, SCRATCH_FD)] if folder is not None else []),
                 ],
             )
         except BaseException:
@@ -179,8 +198,9 @@ class _Process:
         self.exited_ns: int | None = None
         self.reaped = None
 
-    def exit(self, stopped: bool) -> Exit:
-        """What the trampoline reported, once the child is reaped."""
+    def exit(self, stopped: bool, cut_short: bool) -> Exit:
+        """What the trampoline reported, once the child is reaped; stopped: the
+        harness killed it, cut_short: before its deadline (so not timed out)."""
         with os.fdopen(self.report, "rb") as report:
             fields = report.read().split()
         if len(fields) == 8:
@@ -197,7 +217,7 @@ class _Process:
             involuntary_switches=involuntary,
             exit_code=os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
             signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-            timed_out=bool(timed_out or stopped),
+            timed_out=bool(timed_out or stopped) and not cut_short,
             stdout=bytes(self.output[self.stdout]),
             stdout_size=self.sizes[self.stdout],
             stderr=self.output[self.stderr].decode(errors="replace"),
@@ -222,17 +242,21 @@ class _Watch:
     events. The trial's stdout lines that the process beside it takes are
     relayed to it as they come; the first starts it."""
 
-    def __init__(self, timeout: float, cgroups: dict[str, list[str]], beside: Beside | None, scratch: str):
+    def __init__(
+        self, timeout: float, cgroups: dict[str, list[str]], beside: Beside | None, scratch: str, folder: int | None
+    ):
         self.timeout = timeout
         self.cgroups = cgroups
         self.beside = beside
         self.scratch = scratch
+        self.folder = folder
         self.processes: dict[str, _Process] = {}
         self.roles: dict[int, tuple[str, str]] = {}  # fd: (role, which pipe)
         self.selector = selectors.DefaultSelector()
         self.line = bytearray()  # the trial's stdout line being written
         self.overlong = False  # that line is too long to be relayed
         self.stopped = set()
+        self.cut_short = set()  # stopped before the deadline
 
     def run(self, argv: list[str], payload: bytes) -> dict[str, Exit]:
         start = time.monotonic_ns()
@@ -242,10 +266,13 @@ class _Watch:
             self._until_done(self.deadline_ns + BACKSTOP_NS)
         finally:
             self._close()  # on Ctrl-C too: each spawner cleans up, then is reaped
-        return {role: process.exit(role in self.stopped) for role, process in self.processes.items()}
+        return {
+            role: process.exit(role in self.stopped, role in self.cut_short) for role, process in self.processes.items()
+        }
 
     def _start(self, role: str, argv: list[str], payload: bytes, timeout: float, keep_stdin: bool) -> None:
-        process = _Process(argv, payload, timeout, self.cgroups.get(role, []), keep_stdin)
+        folder = self.folder if role == "beside" else None
+        process = _Process(argv, payload, timeout, self.cgroups.get(role, []), keep_stdin, folder)
         self.processes[role] = process
         for fd, which in ((process.stdout, "stdout"), (process.stderr, "stderr"), (process.pidfd, "pidfd")):
             self.roles[fd] = (role, which)
@@ -287,7 +314,9 @@ class _Watch:
 
     def _exited(self, role: str) -> None:
         """The trial gone, the input of the process beside it ends; that
-        process gone first, it failed, and the trial is stopped."""
+        process gone first, it failed, and the trial is stopped. Past the
+        deadline, the trial was killed at it (the process beside it saw its
+        connections reset): it timed out, whichever exit was seen first."""
         other = self.processes.get("beside" if role == "trial" else "trial")
         if other is None or other.exited_ns is not None:
             return
@@ -297,6 +326,8 @@ class _Watch:
                 self._close_stdin(other)
         else:
             self.stopped.add("trial")
+            if time.monotonic_ns() < self.deadline_ns:
+                self.cut_short.add("trial")
             other.stop(alive=True)
 
     def _relay(self, chunk: bytes) -> None:

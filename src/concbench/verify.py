@@ -67,12 +67,14 @@ def _strays(exit: Exit, separator: str) -> str:
 
 
 def _classify(exit: Exit, answer: Response | Refusal | str, expect: Expectations) -> tuple[Status, str]:
+    # Killed at its deadline, a server resets the generator's connections:
+    # whatever the generator then says, the trial timed out.
+    if exit.timed_out:
+        return Status.TIMEOUT, "killed at its time limit"
     # A generator that failed stopped the server waiting for its load: its
     # reason is the trial's.
     if expect.load is not None and (failed := served.failure(exit.beside)):
         return Status.INVALID, failed
-    if exit.timed_out:
-        return Status.TIMEOUT, "killed at its time limit"
     if exit.signal is not None:
         return Status.CRASH, f"killed by signal {exit.signal}{_stderr_end(exit)}"
     if isinstance(answer, Refusal):

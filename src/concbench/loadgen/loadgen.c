@@ -1,15 +1,24 @@
-/* concbench-loadgen --connections C --size S --rate R --requests N
+/* concbench-loadgen --connections C --size S --rate R --requests N --seed SEED [--folder-fd FD]
  *
  * concbench's load generator for served workloads (echo): one process beside
  * the trial, its client. For each address it reads from stdin, one a run
- * (tcp:127.0.0.1:PORT or unix:/path), opens C connections to it, sends N
- * requests of S bytes at R requests per second over them all, checks every
- * echoed byte, closes the connections and writes one JSON line to stdout:
+ * (tcp:127.0.0.1:PORT, or unix:NAME for the socket NAME in the folder open
+ * on descriptor FD), opens C connections to it, sends N requests of S bytes
+ * at R requests per second over them all, checks every echoed byte, closes
+ * the connections and writes one JSON line to stdout:
  *     {"run": K, "requests": N, "bytes": N*S, "connect_ns": ..., "elapsed_ns": ...,
  *      "send_lag_ns": ..., "latency_ns": {"min": ..., "p50": ..., ..., "max": ...},
  *      "distribution": [[percentile, latency_ns], ...]}
  * On a failure it writes {"error": "..."} instead and exits 1; bad arguments
  * are one line on stderr and exit 2.
+ *
+ * The trial is untrusted. The request bytes follow from SEED, which the
+ * harness draws for each trial, so a server cannot answer without reading
+ * them. A unix socket is a plain name in the folder the harness opened before
+ * the trial started: the generator opens the name there without following a
+ * link, checks it is a socket and connects to that very file (through
+ * /proc/self/fd), so neither the folder nor the name swapped for a link
+ * after the harness checked the address redirects it.
  *
  * The load is open, as wrk2's: request i is due at t0 + i / R (t0 once all
  * connections are open) and goes on connection i % C, which has at most one
@@ -30,6 +39,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -42,6 +52,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -218,8 +229,8 @@ last:
 }
 
 /* ---- the requests ----
- * Request i's bytes are a function of i and their place in it, so that any
- * stretch of an echo can be checked without keeping what was sent. */
+ * Request i's bytes are a function of the seed, i and their place in it, so
+ * that any stretch of an echo can be checked without keeping what was sent. */
 
 static uint64_t mix(uint64_t x)
 {
@@ -230,11 +241,11 @@ static uint64_t mix(uint64_t x)
 }
 
 /* Bytes [from, to) of request `request` into out. */
-static void fill_request(unsigned char *out, uint64_t request, size_t from, size_t to)
+static void fill_request(unsigned char *out, uint64_t seed, uint64_t request, size_t from, size_t to)
 {
     size_t at = from;
     while (at < to) {
-        uint64_t word = mix((request << 20) | (at / 8)); /* sizes up to 8 MiB */
+        uint64_t word = mix(seed ^ ((request << 20) | (at / 8))); /* sizes up to 8 MiB */
         size_t skip = at % 8, take = 8 - skip < to - at ? 8 - skip : to - at;
         memcpy(out + (at - from), (unsigned char *)&word + skip, take);
         at += take;
@@ -265,10 +276,13 @@ struct address {
     const char *text;
     struct sockaddr_storage socket;
     socklen_t length;
+    int socket_file; /* unix: the socket's file, opened O_PATH, or -1 */
 };
 
 struct options {
     long long connections, size, rate, requests;
+    uint64_t seed;
+    int folder; /* the descriptor of the folder unix: names are in, or -1 */
 };
 
 struct generator {
@@ -283,10 +297,46 @@ struct generator {
     int connect_error; /* the last retried one, for the message if connecting fails */
 };
 
-static void parse_address(struct address *a, char *line)
+/* A name with no folder in it and no control character: it stays in its folder. */
+static int plain_name(const char *name)
 {
+    if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return 0;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        if (*c == '/' || *c < 0x20 || *c == 0x7f)
+            return 0;
+    return 1;
+}
+
+/* The socket `name` in the folder: its file opened without following a
+ * link, and the address of that very file. */
+static void open_socket_file(struct address *a, int folder, const char *name)
+{
+    struct sockaddr_un *un = (struct sockaddr_un *)&a->socket;
+    struct stat status;
+    if (folder < 0)
+        fail("bad address %s: a unix socket is a name in the folder of --folder-fd, which was not given", a->text);
+    if (!plain_name(name))
+        fail("bad address %s: a unix socket is a plain name, with no / and no control character", a->text);
+    a->socket_file = openat(folder, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (a->socket_file < 0)
+        fail("cannot connect to %s: %s", a->text, strerror(errno));
+    if (fstat(a->socket_file, &status) < 0)
+        fail("cannot connect to %s: %s", a->text, strerror(errno));
+    if (!S_ISSOCK(status.st_mode))
+        fail("cannot connect to %s: %s", a->text, S_ISLNK(status.st_mode) ? "a link, not a socket" : "not a socket");
+    un->sun_family = AF_UNIX;
+    snprintf(un->sun_path, sizeof un->sun_path, "/proc/self/fd/%d", a->socket_file);
+    a->length = sizeof *un;
+}
+
+static void parse_address(struct address *a, char *line, int folder)
+{
+    if (a->socket_file >= 0)
+        close(a->socket_file);
     memset(a, 0, sizeof *a);
     a->text = line;
+    a->socket_file = -1;
     if (strncmp(line, "tcp:", 4) == 0) {
         char *colon = strrchr(line + 4, ':');
         struct sockaddr_in *in = (struct sockaddr_in *)&a->socket;
@@ -304,14 +354,9 @@ static void parse_address(struct address *a, char *line)
             fail("bad address %s", line);
         a->length = sizeof *in;
     } else if (strncmp(line, "unix:", 5) == 0) {
-        struct sockaddr_un *un = (struct sockaddr_un *)&a->socket;
-        if (strlen(line + 5) == 0 || strlen(line + 5) >= sizeof un->sun_path)
-            fail("bad address %s", line);
-        un->sun_family = AF_UNIX;
-        strcpy(un->sun_path, line + 5);
-        a->length = sizeof *un;
+        open_socket_file(a, folder, line + 5);
     } else {
-        fail("bad address %s (tcp:HOST:PORT or unix:PATH)", line);
+        fail("bad address %s (tcp:HOST:PORT or unix:NAME)", line);
     }
 }
 
@@ -443,7 +488,7 @@ static void send_more(struct generator *g, size_t index)
 {
     struct connection *c = &g->connections[index];
     size_t size = (size_t)g->options.size, before = c->sent;
-    fill_request(g->request_bytes, c->request, c->sent, size);
+    fill_request(g->request_bytes, g->options.seed, c->request, c->sent, size);
     while (c->sent < size) {
         ssize_t n = send(c->fd, g->request_bytes + (c->sent - before), size - c->sent, MSG_NOSIGNAL);
         if (n < 0 && errno == EAGAIN)
@@ -491,7 +536,7 @@ static void receive(struct generator *g, size_t index, int64_t *last_response)
     if (c->state != BUSY)
         fail("connection %zu: server sent %zd bytes with no request outstanding (after %llu of %llu responses)",
              index, n, (unsigned long long)c->responses, (unsigned long long)requests_on(g, index));
-    fill_request(g->expected_bytes, c->request, c->received, c->received + (size_t)n);
+    fill_request(g->expected_bytes, g->options.seed, c->request, c->received, c->received + (size_t)n);
     if (memcmp(g->expected_bytes, g->received_bytes, (size_t)n) != 0) {
         size_t at = 0;
         while (g->expected_bytes[at] == g->received_bytes[at])
@@ -593,38 +638,44 @@ static void print_run(const struct generator *g, long long number, struct run ru
 
 /* ---- setting up ---- */
 
-static long long positive(const char *name, const char *text)
+/* A whole number from `least` to `most`, as an option's value. */
+static unsigned long long number(const char *name, const char *text, unsigned long long least, unsigned long long most)
 {
     char *end;
-    errno = 0;
-    long long value = text ? strtoll(text, &end, 10) : 0;
     if (!text)
         usage_error("%s needs a value", name);
-    if (errno || *end || end == text || value <= 0)
-        usage_error("%s must be a whole number above 0, not '%s'", name, text);
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno || *end || end == text || *text == '-' || *text == '+' || value < least || value > most)
+        usage_error("%s must be a whole number from %llu to %llu, not '%s'", name, least, most, text);
     return value;
 }
 
 static struct options parse_options(int argc, char **argv)
 {
-    struct options o = {0};
-    struct {
-        const char *name;
-        long long *value;
-    } known[] = {{"--connections", &o.connections}, {"--size", &o.size},  {"--rate", &o.rate},
-                 {"--requests", &o.requests}};
-    size_t count = sizeof known / sizeof *known;
+    struct options o = {.folder = -1};
+    long long count_values[4] = {0};
+    int seed_given = 0;
+    const char *counts[] = {"--connections", "--size", "--rate", "--requests"};
     for (int i = 1; i < argc; i += 2) {
         size_t k = 0;
-        while (k < count && strcmp(argv[i], known[k].name) != 0)
+        while (k < 4 && strcmp(argv[i], counts[k]) != 0)
             k++;
-        if (k == count)
-            usage_error("unknown argument '%s' (--connections --size --rate --requests)", argv[i]);
-        *known[k].value = positive(argv[i], argv[i + 1]);
+        if (k < 4)
+            count_values[k] = (long long)number(argv[i], argv[i + 1], 1, LLONG_MAX);
+        else if (strcmp(argv[i], "--seed") == 0)
+            o.seed = number(argv[i], argv[i + 1], 0, UINT64_MAX), seed_given = 1;
+        else if (strcmp(argv[i], "--folder-fd") == 0)
+            o.folder = (int)number(argv[i], argv[i + 1], 0, INT_MAX);
+        else
+            usage_error("unknown argument '%s' (--connections --size --rate --requests --seed --folder-fd)", argv[i]);
     }
-    for (size_t k = 0; k < count; k++)
-        if (*known[k].value == 0)
-            usage_error("%s is missing", known[k].name);
+    for (size_t k = 0; k < 4; k++)
+        if (count_values[k] == 0)
+            usage_error("%s is missing", counts[k]);
+    if (!seed_given)
+        usage_error("--seed is missing");
+    o.connections = count_values[0], o.size = count_values[1], o.rate = count_values[2], o.requests = count_values[3];
     if (o.size > 1 << 23)
         usage_error("--size must be at most %d bytes", 1 << 23);
     return o;
@@ -642,7 +693,7 @@ static void raise_descriptor_limit(void)
 
 int main(int argc, char **argv)
 {
-    struct generator g = {.options = parse_options(argc, argv)};
+    struct generator g = {.options = parse_options(argc, argv), .target.socket_file = -1};
     size_t size = (size_t)g.options.size;
     raise_descriptor_limit();
     prctl(PR_SET_TIMERSLACK, 1UL); /* wake at due times, not up to 50 us after */
@@ -660,8 +711,8 @@ int main(int argc, char **argv)
     /* The harness closes stdin when the trial exits: as many runs as it
      * announced, which a steady warm-up decides as it goes. */
     for (long long number = 1; getline(&line, &capacity, stdin) > 0; number++) {
-        line[strcspn(line, "\r\n")] = 0;
-        parse_address(&g.target, line);
+        line[strcspn(line, "\n")] = 0; /* what is left is the address: a \r in it makes it a bad one */
+        parse_address(&g.target, line, g.options.folder);
         struct run run = run_load(&g);
         print_run(&g, number, run);
     }
