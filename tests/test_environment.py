@@ -1,5 +1,9 @@
 """The fingerprint stored with every run, and how reports show it."""
 
+import json
+
+from conftest import concbench
+
 from concbench import environment, limits
 
 
@@ -69,3 +73,23 @@ def test_flags_every_trial_had_are_said_once_and_then_what_the_others_added():
     assert dict(environment.describe(env, [tokio, monoio]))["rust"].endswith(
         "plus one of: tokio multi_thread | monoio entries=1024"
     )
+
+
+def test_a_run_records_the_loader_variables_its_trials_inherited(fake_env, tmp_path):
+    """A shadow gem folder on GEM_PATH changes what every Ruby trial loads:
+    the run says so, as given, and show and the report print it."""
+    shadow = str(tmp_path / "shadow gems")
+    env = {**fake_env, "GEM_PATH": shadow, "RUBYOPT": "-W0"}
+    env.pop("LD_PRELOAD", None)
+    done = concbench("run", "-r", "fake", "-m", "honest", "-w", "triangle", "--trials", "1", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    record = json.loads(concbench("report", "--format", "json", env=env).stdout)
+    loader = record["run"]["environment"]["loader"]
+    assert loader["GEM_PATH"] == shadow and loader["RUBYOPT"] == "-W0"
+    assert "LD_PRELOAD" not in loader  # only those set
+    assert f"GEM_PATH: {shadow}" in concbench("report", "--format", "md", env=env).stdout
+
+
+def test_differences_name_a_loader_variable_that_changed():
+    after = {**ENV, "loader": {"GEM_PATH": "/tmp/shadow"}}
+    assert environment.differences(ENV, after) == ["variable GEM_PATH: - -> /tmp/shadow"]
