@@ -354,3 +354,18 @@ def test_a_plan_too_large_gets_one_line(fake_env, tmp_path):
         ),
     ]:
         assert_one_line_error(cheaply(env, "run", "-w", "triangle", *args), *fragments)
+
+
+@pytest.mark.parametrize("threshold", ["300", "0.1"])
+def test_an_ab_threshold_is_never_refused_as_a_target_the_user_did_not_give(fake_env, threshold):
+    """ab settles its cells to half the threshold: 300% once failed as
+    '--target' (at most 100%)."""
+    done = concbench("ab", "-w", "triangle", "-m", "honest", "--budget", "2s", "--threshold", threshold, env=fake_env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "target" not in done.stderr and "Traceback" not in done.stderr
+    assert f"and {threshold}% or more" in done.stdout
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "inf", ""])
+def test_a_bad_ab_threshold_is_refused_naming_it(fake_env, value):
+    assert_one_line_error(concbench("ab", "--threshold", value, env=fake_env), "'--threshold'")
