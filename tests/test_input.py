@@ -356,6 +356,24 @@ def test_a_plan_too_large_gets_one_line(fake_env, tmp_path):
         assert_one_line_error(cheaply(env, "run", "-w", "triangle", *args), *fragments)
 
 
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--min-run", "1e400"], "from 0 s to 1 minute"),
+        (["--min-run", "9" * 400], "from 0 s to 1 minute"),  # a float of inf
+        (["--min-run", "inf"], "from 0 s to 1 minute"),
+        (["--min-run", "nan"], "from 0 s to 1 minute"),
+        (["--min-run", "61s"], "from 0 s to 1 minute"),
+        (["--min-run", ""], "from 0 s to 1 minute"),
+        (["--budget", "8d"], "from 1 s to 7 days"),
+        (["--budget", "inf"], "from 1 s to 7 days"),
+    ],
+)
+def test_a_time_out_of_bounds_gets_one_line_with_the_bounds_in_sensible_units(fake_env, args, fragment):
+    assert_one_line_error(concbench("run", *args, env=fake_env), f"'{args[0]}'", fragment)
+    assert not Path(fake_env["CONCBENCH_DB"]).exists()
+
+
 @pytest.mark.parametrize("threshold", ["300", "0.1"])
 def test_an_ab_threshold_is_never_refused_as_a_target_the_user_did_not_give(fake_env, threshold):
     """ab settles its cells to half the threshold: 300% once failed as

@@ -84,10 +84,19 @@ class Duration(click.ParamType):
             return 0.0
         amount = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)?", text)
         seconds = float(amount[1]) * self.UNITS[amount[2] or ""] if amount else None
-        if seconds is None or not self.least <= seconds <= self.most:
-            shown = f"a time from {self.least:g} s to {self.most / 86400:g} days, e.g. 90s, 50ms, 3m"
+        if seconds is None or not self.least <= seconds <= self.most:  # an overflow to inf too
+            shown = f"a time from {_bound_text(self.least)} to {_bound_text(self.most)}, e.g. 90s, 50ms, 3m"
             self.fail(f"{value!r}: expected {'off or ' if self.off_ok else ''}{shown}", param, ctx)
         return seconds
+
+
+def _bound_text(seconds: float) -> str:
+    """A bound as people say it: '7 days', '1 minute', '0.5 s'."""
+    for size, unit in ((86400, "day"), (3600, "hour"), (60, "minute")):
+        if seconds >= size and seconds % size == 0:
+            count = int(seconds // size)
+            return f"{count} {unit}{'s' if count > 1 else ''}"
+    return f"{seconds:g} s"
 
 
 class Percent(click.ParamType):
