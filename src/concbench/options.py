@@ -116,6 +116,15 @@ class Percent(click.ParamType):
         return float(amount[1])
 
 
+def run_number(ctx, param, value: str | None) -> str | None:
+    """A stored run: its number, or 'latest'. An empty value, what a shell
+    variable that came out empty gives, is refused: taken for none, it
+    would start a new run of the whole suite."""
+    if value is not None and value != "latest" and not (value.isascii() and value.isdigit()):
+        raise click.BadParameter(f"{value!r}: expected a run number (or the option alone, for the latest)")
+    return value
+
+
 def machine_name(ctx, param, value: str | None) -> str | None:
     """A machine's name: what people call it in a report, so a short line of
     letters, digits and a few signs (no spaces at either end)."""
@@ -128,6 +137,8 @@ def database(ctx, param, value: str | None) -> str | None:
     """A SQLite file (not a folder) or a PostgreSQL URL, whose form the store checks."""
     if value is None:
         return value
+    if not value:  # not the current folder, which an empty path would name
+        raise click.BadParameter("'' is empty: give a database file or a postgresql:// URL")
     if postgresql.is_url(value):
         if postgresql.has_password(value):
             _warn_of_password_in_arguments()

@@ -111,6 +111,7 @@ from .show import tables
     is_flag=False,
     flag_value="latest",
     default=None,
+    callback=options.run_number,
     metavar="[RUN]",
     help="Continue an interrupted run (the latest, or RUN) without repeating finished trials.",
 )
