@@ -1,6 +1,15 @@
 """The fingerprint stored with every run, and how reports show it."""
 
-from concbench import environment, limits
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, concbench
+
+from concbench import environment, limits, runtimes
 
 
 def test_the_fingerprint_reads_this_machine_and_the_trials_limits():
@@ -69,3 +78,82 @@ def test_flags_every_trial_had_are_said_once_and_then_what_the_others_added():
     assert dict(environment.describe(env, [tokio, monoio]))["rust"].endswith(
         "plus one of: tokio multi_thread | monoio entries=1024"
     )
+
+
+def test_a_run_records_the_loader_variables_its_trials_inherited(fake_env, tmp_path):
+    """A shadow gem folder on GEM_PATH changes what every Ruby trial loads:
+    the run says so, as given, and show and the report print it."""
+    shadow = str(tmp_path / "shadow gems")
+    env = {**fake_env, "GEM_PATH": shadow, "RUBYOPT": "-W0"}
+    env.pop("LD_PRELOAD", None)
+    done = concbench("run", "-r", "fake", "-m", "honest", "-w", "triangle", "--trials", "1", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    record = json.loads(concbench("report", "--format", "json", env=env).stdout)
+    loader = record["run"]["environment"]["loader"]
+    assert loader["GEM_PATH"] == shadow and loader["RUBYOPT"] == "-W0"
+    assert "LD_PRELOAD" not in loader  # only those set
+    assert f"GEM_PATH: {shadow}" in concbench("report", "--format", "md", env=env).stdout
+
+
+def test_differences_name_a_loader_variable_that_changed():
+    after = {**ENV, "loader": {"GEM_PATH": "/tmp/shadow"}}
+    assert environment.differences(ENV, after) == ["variable GEM_PATH: - -> /tmp/shadow"]
+
+
+RUBY = shutil.which("ruby")
+
+
+def _ruby_probe(mechanism: str):
+    return runtimes.load_all([ROOT / "runtimes" / "ruby"])["ruby"].probe_requirement(mechanism)
+
+
+@pytest.mark.skipif(not RUBY or not Path("/usr/share/rubygems-integration/all/gems").is_dir(), reason="no Debian ruby")
+def test_a_gems_probe_says_the_folder_it_was_loaded_from():
+    found = _ruby_probe("fiber")
+    if not found.ok:
+        pytest.skip(f"ruby-async is not installed: {found.output}")
+    version, _, place = found.output.partition(" from ")
+    assert version.startswith("async ") and Path(place).is_dir(), found.output
+    assert Path(place).name == "async-" + version.split()[1]
+
+
+@pytest.mark.skipif(not RUBY, reason="no ruby")
+def test_a_shadow_gem_on_gem_path_is_named_by_the_probe(tmp_path, monkeypatch):
+    """The probe of issue 46: a gem folder on GEM_PATH shadowed Debian's async,
+    and the run recorded only its version."""
+    shadow = tmp_path / "shadow gems"
+    (shadow / "specifications").mkdir(parents=True)
+    (shadow / "gems" / "async-99.0.0" / "lib").mkdir(parents=True)
+    (shadow / "specifications" / "async-99.0.0.gemspec").write_text(
+        'Gem::Specification.new { |s| s.name = "async"; s.version = "99.0.0"; s.summary = "shadow"; s.authors = ["x"] }\n'
+    )
+    (shadow / "gems" / "async-99.0.0" / "lib" / "async.rb").write_text('module Async; VERSION = "99.0.0"; end\n')
+    monkeypatch.setenv("GEM_PATH", f"{shadow}:")  # the shadow first, then the default path
+    assert _ruby_probe("fiber").output == f"async 99.0.0 from {shadow}/gems/async-99.0.0"
+
+
+@pytest.mark.skipif(not RUBY, reason="no ruby")
+def test_a_library_on_rubylib_is_named_by_its_file(tmp_path, monkeypatch):
+    (tmp_path / "celluloid.rb").write_text('module Celluloid; VERSION = "0.0.1"; end\n')
+    monkeypatch.setenv("RUBYLIB", str(tmp_path))
+    assert _ruby_probe("celluloid").output == f"celluloid 0.0.1 from {tmp_path}/celluloid.rb"
+
+
+@pytest.mark.skipif(not (shutil.which("ghc") and shutil.which("ghc-pkg")), reason="no ghc")
+def test_the_haskell_kit_says_which_package_database_its_streamly_came_from(tmp_path):
+    """streamly in a package database on GHC_PACKAGE_PATH (a fake one, with
+    a space and a quote in its path): the kit's --library line names it."""
+    db = tmp_path / "my dbs" / 'streamly"db'
+    db.parent.mkdir()
+    subprocess.run(["ghc-pkg", "init", db], check=True)
+    conf = tmp_path / "streamly.conf"
+    conf.write_text("name: streamly\nversion: 0.10.1\nid: streamly-0.10.1-x\nkey: streamly-0.10.1-x\nexposed: True\n")
+    subprocess.run(["ghc-pkg", "--package-db", db, "register", "--force", conf], check=True, capture_output=True)
+    kit = tmp_path / "kit"  # the Makefile alone: its Libraries module needs no compile of the kit
+    kit.mkdir()
+    shutil.copy(ROOT / "runtimes" / "haskell" / "Makefile", kit)
+    env = {**os.environ, "GHC_PACKAGE_PATH": f"{db}:"}
+    subprocess.run(["make", "-s", "-C", kit, "build/gen/Libraries.hs"], env=env, check=True)
+    (kit / "Say.hs").write_text('import Libraries\nmain = mapM_ (\\(p, v) -> putStrLn (p ++ " " ++ v)) libraries\n')
+    said = subprocess.run(["runghc", f"-i{kit}/build/gen", kit / "Say.hs"], capture_output=True, text=True, check=True)
+    assert said.stdout == f"streamly 0.10.1 from {db}\n"

@@ -354,3 +354,52 @@ def test_a_plan_too_large_gets_one_line(fake_env, tmp_path):
         ),
     ]:
         assert_one_line_error(cheaply(env, "run", "-w", "triangle", *args), *fragments)
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--min-run", "1e400"], "from 0 s to 1 minute"),
+        (["--min-run", "9" * 400], "from 0 s to 1 minute"),  # a float of inf
+        (["--min-run", "inf"], "from 0 s to 1 minute"),
+        (["--min-run", "nan"], "from 0 s to 1 minute"),
+        (["--min-run", "61s"], "from 0 s to 1 minute"),
+        (["--min-run", ""], "from 0 s to 1 minute"),
+        (["--budget", "8d"], "from 1 s to 7 days"),
+        (["--budget", "inf"], "from 1 s to 7 days"),
+    ],
+)
+def test_a_time_out_of_bounds_gets_one_line_with_the_bounds_in_sensible_units(fake_env, args, fragment):
+    assert_one_line_error(concbench("run", *args, env=fake_env), f"'{args[0]}'", fragment)
+    assert not Path(fake_env["CONCBENCH_DB"]).exists()
+
+
+@pytest.mark.parametrize("value", ["", " ", "latest1", "1.0", "+1", "１"])
+def test_resume_with_an_empty_variable_is_refused_not_a_new_run(fake_env, value):
+    """run --resume "$RUN" where RUN is unset: refused, not a new run of the whole suite."""
+    done = concbench("run", "--resume", value, env=fake_env)
+    assert_one_line_error(done, "'--resume'", "expected a run number")
+    assert not Path(fake_env["CONCBENCH_DB"]).exists()
+
+
+@pytest.mark.parametrize("command", [["run"], ["show"], ["merge", "--into"]])
+def test_an_empty_database_is_refused_not_taken_for_this_folder(fake_env, command):
+    option = command[-1] if command[-1].startswith("--") else "--db"
+    args = [*command, ""] if option == "--into" else [*command, "--db", ""]
+    sources = ["x.db"] if option == "--into" else []
+    assert_one_line_error(concbench(*args, *sources, env=fake_env), f"'{option}'", "is empty")
+
+
+@pytest.mark.parametrize("threshold", ["300", "0.1"])
+def test_an_ab_threshold_is_never_refused_as_a_target_the_user_did_not_give(fake_env, threshold):
+    """ab settles its cells to half the threshold: 300% once failed as
+    '--target' (at most 100%)."""
+    done = concbench("ab", "-w", "triangle", "-m", "honest", "--budget", "2s", "--threshold", threshold, env=fake_env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "target" not in done.stderr and "Traceback" not in done.stderr
+    assert f"and {threshold}% or more" in done.stdout
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "inf", ""])
+def test_a_bad_ab_threshold_is_refused_naming_it(fake_env, value):
+    assert_one_line_error(concbench("ab", "--threshold", value, env=fake_env), "'--threshold'")

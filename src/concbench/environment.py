@@ -9,6 +9,24 @@ from pathlib import Path
 from . import limits, paths, trial
 from .runtimes import Runtime
 
+# The variables that change what a trial loads (its gems, packages, modules,
+# shared libraries, interpreter options): trials inherit them, so two runs of
+# one checkout can load different libraries. Paths and options, no secrets.
+LOADER_VARIABLES = (
+    "GEM_PATH",
+    "GEM_HOME",
+    "RUBYLIB",
+    "RUBYOPT",
+    "GHC_PACKAGE_PATH",
+    "GHC_ENVIRONMENT",
+    "GHCRTS",
+    "PYTHONPATH",
+    "NODE_OPTIONS",
+    "JAVA_TOOL_OPTIONS",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+)
+
 
 def fingerprint(
     runtimes: list[Runtime], caps: limits.Limits, machine_name: str | None = None, suite: paths.Suite = paths.Suite()
@@ -29,6 +47,7 @@ def fingerprint(
         "runtimes": {r.name: r.toolchain.output for r in runtimes if r.toolchain.ok},
         "origins": _origins(runtimes, suite),
         "libraries": {k: v for r in runtimes for k, v in r.library_versions().items()},
+        "loader": {name: os.environ[name] for name in LOADER_VARIABLES if name in os.environ},
         "limits": limits.describe(caps),
         "trials": trial.conditions(),
     }
@@ -156,7 +175,7 @@ def describe(env: dict, runtime_infos: list[dict] = ()) -> list[tuple[str, str]]
     for name, version in env.get("runtimes", {}).items():
         lines.append((name, version + (f", {_flags_text(flag_sets[name])}" if name in flag_sets else "")))
     origins = [(what, f"from {place}") for what, place in env.get("origins", {}).items()]
-    return lines + list(env.get("libraries", {}).items()) + origins
+    return lines + list(env.get("libraries", {}).items()) + list(env.get("loader", {}).items()) + origins
 
 
 def _flags_text(sets: list[tuple[str, ...]]) -> str:
@@ -177,11 +196,11 @@ def differences(before: dict, after: dict) -> list[str]:
     def flat(env: dict) -> dict:
         nested = {
             f"{label} {k}": v
-            for kind, label in (("runtimes", "runtime"), ("libraries", "library"))
+            for kind, label in (("runtimes", "runtime"), ("libraries", "library"), ("loader", "variable"))
             for k, v in env.get(kind, {}).items()
         }
         nested |= {f"{what} from": place for what, place in env.get("origins", {}).items()}
-        ignored = ("load", "cpu_mhz", "runtimes", "libraries", "origins")
+        ignored = ("load", "cpu_mhz", "runtimes", "libraries", "loader", "origins")
         return {**{k: v for k, v in env.items() if k not in ignored}, **nested}
 
     a, b = flat(before), flat(after)

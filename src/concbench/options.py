@@ -84,10 +84,19 @@ class Duration(click.ParamType):
             return 0.0
         amount = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)?", text)
         seconds = float(amount[1]) * self.UNITS[amount[2] or ""] if amount else None
-        if seconds is None or not self.least <= seconds <= self.most:
-            shown = f"a time from {self.least:g} s to {self.most / 86400:g} days, e.g. 90s, 50ms, 3m"
+        if seconds is None or not self.least <= seconds <= self.most:  # an overflow to inf too
+            shown = f"a time from {_bound_text(self.least)} to {_bound_text(self.most)}, e.g. 90s, 50ms, 3m"
             self.fail(f"{value!r}: expected {'off or ' if self.off_ok else ''}{shown}", param, ctx)
         return seconds
+
+
+def _bound_text(seconds: float) -> str:
+    """A bound as people say it: '7 days', '1 minute', '0.5 s'."""
+    for size, unit in ((86400, "day"), (3600, "hour"), (60, "minute")):
+        if seconds >= size and seconds % size == 0:
+            count = int(seconds // size)
+            return f"{count} {unit}{'s' if count > 1 else ''}"
+    return f"{seconds:g} s"
 
 
 class Percent(click.ParamType):
@@ -107,6 +116,15 @@ class Percent(click.ParamType):
         return float(amount[1])
 
 
+def run_number(ctx, param, value: str | None) -> str | None:
+    """A stored run: its number, or 'latest'. An empty value, what a shell
+    variable that came out empty gives, is refused: taken for none, it
+    would start a new run of the whole suite."""
+    if value is not None and value != "latest" and not (value.isascii() and value.isdigit()):
+        raise click.BadParameter(f"{value!r}: expected a run number (or the option alone, for the latest)")
+    return value
+
+
 def machine_name(ctx, param, value: str | None) -> str | None:
     """A machine's name: what people call it in a report, so a short line of
     letters, digits and a few signs (no spaces at either end)."""
@@ -119,6 +137,8 @@ def database(ctx, param, value: str | None) -> str | None:
     """A SQLite file (not a folder) or a PostgreSQL URL, whose form the store checks."""
     if value is None:
         return value
+    if not value:  # not the current folder, which an empty path would name
+        raise click.BadParameter("'' is empty: give a database file or a postgresql:// URL")
     if postgresql.is_url(value):
         if postgresql.has_password(value):
             _warn_of_password_in_arguments()

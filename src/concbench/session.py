@@ -68,7 +68,7 @@ def run(request: Request, db: str, screen: Screen) -> int:
     store.hold_for_run()
     run_id, selection = (
         resumed(store, request.resume, request.asked)
-        if request.resume
+        if request.resume is not None
         else (None, Selection.asked(profile=request.profile, **_given(request.asked)))
     )
     choice, plan = prepare(selection, request.suite, screen)
@@ -99,7 +99,7 @@ def _given(asked: dict) -> dict:
 
 def _refuse_conflicts(request: Request) -> None:
     """What cannot go together, refused before a database is opened or made."""
-    if request.resume and request.repeat_check:
+    if request.resume is not None and request.repeat_check:
         raise UserError("--resume continues one stored run; --repeat-check starts two")
     if not request.plan_only:
         return
@@ -243,9 +243,7 @@ def resumed(store: Store, which: str, asked: dict) -> tuple[int, Selection]:
 
 
 def _resumable(store: Store, which: str) -> RunInfo:
-    if which != "latest":
-        if not which.isdigit():
-            raise UserError(f"--resume {which!r}: expected a run number")
+    if which != "latest":  # a number: options.run_number checked it
         info = store.run(int(which))
     else:
         unfinished = [r for r in store.runs() if r.state != "complete"]

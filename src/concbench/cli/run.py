@@ -111,6 +111,7 @@ from .show import tables
     is_flag=False,
     flag_value="latest",
     default=None,
+    callback=options.run_number,
     metavar="[RUN]",
     help="Continue an interrupted run (the latest, or RUN) without repeating finished trials.",
 )
@@ -287,7 +288,7 @@ def ab(
                 params=param,
                 trials=trials,
                 budget=budget if budget or trials else AB_BUDGET,
-                **({} if trials else dict(max_trials=max_trials, target=threshold / 2 or None)),
+                **({} if trials else dict(max_trials=max_trials, target=_settling_target(threshold))),
             ),
         )
         here = environment.fingerprint(found, selection.caps, machine, suite)
@@ -306,6 +307,15 @@ def ab(
     console.print()
     console.print(terminal.change_summary(found))
     return max(code, regressions(found, fail_on_regression))
+
+
+def _settling_target(threshold: float) -> float | None:
+    """The interval a cell's pairs settle to: half the threshold, within what
+    --target takes (a 300% threshold needs no interval narrower than 100%),
+    so that no threshold fails as a --target the user never gave; the
+    profile's for none."""
+    least, most = BOUNDS["target"]
+    return min(max(threshold / 2, least), most) if threshold else None
 
 
 def _ab_plan(checkouts, sides, suite: paths.Suite, asked: dict) -> tuple[Plan, Selection, list[runtimes.Runtime]]:

@@ -250,12 +250,16 @@ def _verdict(change: Change) -> Text:
         case Verdict.SLOWER:
             return Text(f"slower: {slowdown:.1%} more time", style="bold red")
         case Verdict.SAME:
-            why = "within the noise" if change.judged_p >= ALPHA else f"under the {change.threshold:.0%} threshold"
+            why = (
+                "within the noise"
+                if change.judged_p >= ALPHA
+                else f"under the {_threshold(change.threshold)} threshold"
+            )
             return Text(f"no change ({slowdown:+.1%}, {why})", style="dim")
         case Verdict.NOISY:
             return Text(
                 f"too noisy ({slowdown:+.1%}): its {change.noise_of} could be off by {change.noise:.0%}, "
-                f"more than the {change.threshold:.0%} threshold: give it more runs",
+                f"more than the {_threshold(change.threshold)} threshold: give it more runs",
                 style="yellow",
             )
         case Verdict.UNTESTABLE:
@@ -277,7 +281,7 @@ def change_summary(changes: list[Change]) -> str:
     return (
         ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n)
         + f" (a change is called at q < {ALPHA}, p adjusted across the {sum(c.q is not None for c in changes)} "
-        f"tested cells ({CORRECTION}), and {changes[0].threshold:.0%} or more)"
+        f"tested cells ({CORRECTION}), and {_threshold(changes[0].threshold)} or more)"
     )
 
 
@@ -373,9 +377,14 @@ def history_summary(histories: list[History], threshold: float) -> str:
     return (
         f"{_plural(len(histories), 'cell')} over {_plural(len(runs), 'run')}: {_plural(steps, 'step')} "
         f"in {_plural(stepped, 'cell')}, {_plural(drifts, 'drift')} "
-        f"(called at q < {ALPHA}, the tests adjusted together ({CORRECTION}), and {threshold:.0%} or more)"
+        f"(called at q < {ALPHA}, the tests adjusted together ({CORRECTION}), and {_threshold(threshold)} or more)"
     )
 
 
 def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'s' * (n != 1)}"
+
+
+def _threshold(share: float) -> str:
+    """A threshold as given, in percent: 2%, 2.5%, 0.1% (not rounded to 0%)."""
+    return f"{share * 100:g}%"

@@ -102,6 +102,7 @@ class Fingerprint(pydantic.BaseModel):
     runtimes: dict[Stored, Stored] = {}
     origins: dict[Stored, Stored] = {}
     libraries: dict[Stored, Stored] = {}
+    loader: dict[Stored, Stored] = {}
     limits: Stored = ""
     trials: Stored = ""
 
