@@ -4,6 +4,7 @@ offers and the cells it cannot express. A manifest may extend another, to run
 the same kit on another interpreter. Nothing here knows any particular
 language."""
 
+import re
 import subprocess
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,6 +19,20 @@ from .toml_models import Strict, read_toml, validated
 
 PROBE_TIMEOUT = 30
 PROBE_SAYS = 200  # characters of a failed probe's last line kept in the reason
+
+
+# Debian Policy 5.6.1: what a package may be called; anything else (an
+# option such as -oDPkg::Pre-Invoke=...) must never reach apt-get's argv.
+DEBIAN_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]+")
+
+
+def debian_package(name: str) -> str:
+    if not DEBIAN_PACKAGE.fullmatch(name):
+        raise ValueError(f"{name!r} is not a Debian package name (lower-case letters, digits, + - ., at least two)")
+    return name
+
+
+DebianPackage = Annotated[str, pydantic.AfterValidator(debian_package)]
 
 
 class Option(Strict):
@@ -39,7 +54,7 @@ class Mechanism(Strict):
     # whatever the workload says (none: 0, one thread multiplexing: 1).
     units: int | None = pydantic.Field(default=None, ge=0)
     requires: list[str] = []
-    packages: list[str] = []
+    packages: list[DebianPackage] = []
     # How to get its library where no Debian package has it (a gem, a
     # Haskell package): said when requires fails, in place of an apt-get line.
     # Such a mechanism is optional: the project installs nothing of it, so
@@ -73,7 +88,7 @@ class Manifest(Strict):
     language: str
     summary: str
     detect: list[str] = pydantic.Field(min_length=1)
-    packages: list[str] = []
+    packages: list[DebianPackage] = []
     # How to get a toolchain that no Debian package provides (Go, rustup's
     # cargo): said when detect fails, instead of an apt-get line.
     install: str | None = None

@@ -31,7 +31,7 @@ def missing_packages(packages: list[str]) -> list[str]:
     if not shutil.which("dpkg-query"):
         raise UserError("no dpkg-query: install by hand: " + " ".join(packages))
     done = subprocess.run(
-        ["dpkg-query", "-W", "-f", "${Package} ${db:Status-Status}\n", *packages],
+        ["dpkg-query", "-W", "-f", "${Package} ${db:Status-Status}\n", "--", *packages],
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,
@@ -47,7 +47,7 @@ def install(packages: list[str]) -> None:
     environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     for argv in (
         prefix + ["apt-get", "update", "-qq"],
-        prefix + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages],
+        prefix + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "--", *packages],
     ):
         done = subprocess.run(argv, capture_output=True, text=True, env=environment, stdin=subprocess.DEVNULL)
         if done.returncode != 0:

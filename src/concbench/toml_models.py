@@ -7,6 +7,7 @@ from typing import TypeVar
 import pydantic
 
 from .errors import UserError
+from .small_files import read_small_text
 
 Model = TypeVar("Model", bound=pydantic.BaseModel)
 
@@ -20,10 +21,9 @@ def load_toml(path: Path, model: type[Model]) -> Model:
 
 
 def read_toml(path: Path) -> dict:
+    text = read_small_text(path)
     try:
-        return tomllib.loads(path.read_text())
-    except (OSError, UnicodeDecodeError) as e:
-        raise UserError(f"{path}: cannot read: {e}") from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{path}: malformed TOML: {e}") from None
 
