@@ -112,8 +112,9 @@ def test_a_missing_toolchain_makes_its_runtime_unavailable_with_how_to_install_i
             "--profile", "smoke", "--db", mine["db"],
         )  # fmt: skip
         assert done.returncode == 0, done.stdout + done.stderr  # unavailable, not a failed run
-        assert f"mine is missing ({hint})" in done.stdout, done.stdout
-        assert f"not found ({hint})" in concbench("doctor", "--runtimes", mine["folder"]).stdout
+        said = "No such file or directory: 'no-such-toolchain'"  # the detect probe's own error
+        assert f"mine is missing: [Errno 2] {said} ({hint})" in done.stdout, done.stdout
+        assert f"not found: [Errno 2] {said} ({hint})" in concbench("doctor", "--runtimes", mine["folder"]).stdout
 
 
 def _manifest(folder, text: str) -> None:

@@ -18,6 +18,9 @@ from .errors import UserError
 from .toml_models import Strict, read_toml, validated
 
 PROBE_TIMEOUT = 30
+# make's own line on a failed recipe ("make: *** [Makefile:14: detect] Error 1"),
+# which would hide the recipe's reason printed above it.
+MAKE_FAILED = re.compile(r"make(\[\d+\])?: \*\*\* ")
 PROBE_SAYS = 200  # characters of a failed probe's last line kept in the reason
 
 
@@ -136,8 +139,14 @@ def probe(argv: list[str]) -> Probe:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as e:
         return Probe(False, str(e))
-    output = (done.stdout if done.returncode == 0 else done.stderr or done.stdout).strip()
-    return Probe(done.returncode == 0, output.splitlines()[-1] if output else "")
+    output = done.stdout if done.returncode == 0 else done.stderr or done.stdout
+    return Probe(done.returncode == 0, last_said(output))
+
+
+def last_said(output: str) -> str:
+    """A command's last line that says something, other than make's report of a failed recipe."""
+    lines = [line for line in output.strip().splitlines() if not MAKE_FAILED.match(line)]
+    return lines[-1] if lines else ""
 
 
 class Runtime:
@@ -196,7 +205,7 @@ class Runtime:
     def unavailable(self, mechanism: str) -> str | None:
         """Why a mechanism cannot run on this machine now, with the remedy; None if it can."""
         if not self.toolchain.ok:
-            return f"{self.name} is missing ({self.toolchain_hint})"
+            return f"{self.name} is missing{self.toolchain_said} ({self.toolchain_hint})"
         if self.build_error:
             return self.build_error
         spec = self.manifest.mechanisms[mechanism]
@@ -222,6 +231,11 @@ class Runtime:
         return {f"{self.name}/{m}": p.output for m, p in self._requirements.items() if p.ok and p.output}
 
     @property
+    def toolchain_said(self) -> str:
+        """What the detect probe said when it failed (': ...'), e.g. why a provided toolchain no longer runs."""
+        return f": {self.toolchain.output[:PROBE_SAYS]}" if self.toolchain.output else ""
+
+    @property
     def toolchain_hint(self) -> str:
         return self.manifest.install or self.install_hint(self.manifest.packages)
 
@@ -241,8 +255,8 @@ class Runtime:
             self.build_error = f"build failed ({' '.join(argv)}): {e}"
             return
         if done.returncode != 0:
-            last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-            self.build_error = f"build failed ({' '.join(argv)}): {last[0]}"
+            last = last_said(done.stderr or done.stdout) or "no output"
+            self.build_error = f"build failed ({' '.join(argv)}): {last}"
 
     def provide(self) -> None:
         """Get the toolchain as the manifest's provide command does, its

@@ -76,7 +76,13 @@ def doctor(suite):
         rt.build()
         ok = rt.toolchain.ok and not rt.build_error
         missing += not ok
-        state = rt.toolchain.output if ok else rt.build_error if rt.toolchain.ok else f"not found ({rt.toolchain_hint})"
+        state = (
+            rt.toolchain.output
+            if ok
+            else rt.build_error
+            if rt.toolchain.ok
+            else f"not found{rt.toolchain_said} ({rt.toolchain_hint})"
+        )
         console.print(Text.assemble(_found(ok), printable(f" {rt.name:<16} {state}")))
         for name, mech in rt.manifest.mechanisms.items():
             if not mech.requires or not ok:
