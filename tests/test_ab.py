@@ -152,7 +152,7 @@ def test_a_hanging_build_meets_its_time_limit_and_leaves_nothing(fake_env, tmp_p
     assert build_processes(tag) == [] and not list(tmp_path.glob("concbench-ab-*"))
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
 def test_a_build_stopped_by_a_signal_is_ended_and_cleaned_up(fake_env, tmp_path, signum):
     tag = f"sleep 300.{os.getpid()}{signum}"
     started = tmp_path / "started"
@@ -165,6 +165,12 @@ def test_a_build_stopped_by_a_signal_is_ended_and_cleaned_up(fake_env, tmp_path,
             time.sleep(0.1)
         harness.send_signal(signum)
         said = harness.communicate(timeout=60)[0]
+    if signum == signal.SIGKILL:  # nothing of the harness's own: the next run sweeps what it left
+        assert build_processes(tag) and list(tmp_path.glob("concbench-ab-*"))
+        swept = concbench("run", "-w", "triangle", "-m", "honest", "--trials", "1", env=env)
+        assert "cleaned up after a concbench that died" in swept.stdout + swept.stderr, swept
+        assert build_processes(tag) == [] and not list(tmp_path.glob("concbench-ab-*"))
+        return
     assert harness.returncode == 130, said
     assert "interrupted while the versions were built" in said and "Traceback" not in said
     assert build_processes(tag) == [] and not list(tmp_path.glob("concbench-ab-*"))
