@@ -188,3 +188,17 @@ def test_a_git_revision_with_an_absolute_link_under_runtimes_is_refused(tmp_path
     monkeypatch.setenv("CONCBENCH_BUILTINS", "off")
     with versions.Checkouts() as checkouts, pytest.raises(UserError, match="--b 'git:HEAD'.*cannot be unpacked"):
         checkouts.runtimes(versions.parse("b", "git:HEAD", ()))
+
+
+def test_an_interrupted_ab_run_says_how_to_start_it_again(fake_env):
+    argv = [sys.executable, "-m", "concbench", "ab", "-w", "triangle", "-m", "slow", "--trials", "6"]
+    with subprocess.Popen(argv, env=fake_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as harness:
+        said = [harness.stdout.readline()]
+        while not said[-1].startswith("run "):
+            assert said[-1], said
+            said.append(harness.stdout.readline())
+        harness.send_signal(signal.SIGINT)
+        said.append(harness.communicate(timeout=60)[0])
+    assert harness.returncode == 130
+    assert "start it again with: concbench ab -w triangle -m slow --trials 6" in "".join(said)
+    assert "--resume" not in "".join(said)
