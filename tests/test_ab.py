@@ -197,8 +197,19 @@ def test_an_interrupted_ab_run_says_how_to_start_it_again(fake_env):
         while not said[-1].startswith("run "):
             assert said[-1], said
             said.append(harness.stdout.readline())
+        while not rows(fake_env):  # a trial stored: the run is under way
+            assert harness.poll() is None
+            time.sleep(0.1)
         harness.send_signal(signal.SIGINT)
         said.append(harness.communicate(timeout=60)[0])
     assert harness.returncode == 130
     assert "start it again with: concbench ab -w triangle -m slow --trials 6" in "".join(said)
     assert "--resume" not in "".join(said)
+
+
+def test_a_mechanism_one_version_lacks_names_that_version(fake_env, tmp_path):
+    folder = version_with_build(tmp_path, ["true"])
+    manifest = folder / "fake" / "runtime.toml"
+    manifest.write_text(manifest.read_text().replace("[mechanisms.sleeper]", "[mechanisms.napper]"))
+    done = ab(fake_env, "--b", f"dir:{folder}", "--trials", "6")
+    assert_one_line_error(done, f"--b dir:{folder}: unknown mechanism 'sleeper'")

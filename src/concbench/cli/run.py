@@ -331,7 +331,7 @@ def _ab_plan(checkouts, sides, suite: paths.Suite, asked: dict) -> tuple[Plan, S
     }
     specs = workloads.load_all(suite.workload_dirs())
     selections = [Selection.asked(options=v.options, ab=origins, **asked) for v in sides]
-    choices = [choose(s, specs, checkouts.runtimes(v)) for s, v in zip(selections, sides)]
+    choices = [_chosen(s, specs, checkouts.runtimes(v), v) for s, v in zip(selections, sides)]
     session.build([rt for c in choices for rt in c.runtimes])
     plans = [make_plan(c) for c in choices]
     for version, choice in zip(sides, choices):
@@ -350,3 +350,11 @@ def _ab_plan(checkouts, sides, suite: paths.Suite, asked: dict) -> tuple[Plan, S
     least = max(AB_LEAST_PAIRS, plan.settings.trials)
     plan = dataclasses.replace(plan, settings=dataclasses.replace(plan.settings, trials=least))
     return plan, selections[0], [rt for c in choices for rt in c.runtimes]
+
+
+def _chosen(selection: Selection, specs, found: dict[str, runtimes.Runtime], version: versions.Version):
+    """The version's choice; what it lacks (a mechanism, a runtime) names the version."""
+    try:
+        return choose(selection, specs, found)
+    except UserError as e:
+        raise UserError(f"--{version.letter} {version.given}: {e}") from None
