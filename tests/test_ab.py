@@ -3,10 +3,19 @@ trial, a verdict per cell and an exit code for CI; with the fake runtime's
 sleeper, whose runs take the time they report."""
 
 import json
+import os
+import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 
 import pytest
-from conftest import assert_one_line_error, concbench
+from conftest import FIXTURES, assert_one_line_error, concbench
+
+from concbench import paths, versions
+from concbench.errors import UserError
 
 
 def ab(env, *args, wall_ms=5, noise=0.02):
@@ -112,3 +121,95 @@ def test_a_runtime_without_the_option_gets_its_sides_letters(fake_env, tmp_path)
         found = set(db.execute("SELECT DISTINCT runtime, options FROM trials"))
     assert found == {("fake", "[]"), ("fake", '["slower"]'), ("c@a", "[]"), ("c@b", "[]")}
     assert "c/none" in done.stdout and "fake/honest" in done.stdout
+
+
+def version_with_build(tmp_path, build: list[str]):
+    """A dir: version: the fake runtime with this build command."""
+    folder = tmp_path / "version"
+    shutil.copytree(FIXTURES / "runtimes" / "fake", folder / "fake")
+    manifest = folder / "fake" / "runtime.toml"
+    manifest.write_text(f"build = {json.dumps(build)}\n" + manifest.read_text())
+    return folder
+
+
+def build_processes(tag: str) -> list[str]:
+    found = subprocess.run(["pgrep", "-f", tag], capture_output=True, text=True)
+    return found.stdout.split()
+
+
+def test_a_failed_build_says_why(fake_env, tmp_path):
+    folder = version_with_build(tmp_path, ["sh", "-c", "echo no compiler here >&2; exit 1"])
+    done = ab(fake_env, "--b", f"dir:{folder}", "--trials", "6")
+    assert_one_line_error(done, "fake of B: build failed", "no compiler here")
+
+
+def test_a_hanging_build_meets_its_time_limit_and_leaves_nothing(fake_env, tmp_path):
+    tag = f"sleep 300.{os.getpid()}1"
+    folder = version_with_build(tmp_path, ["sh", "-c", f"{tag} & {tag}"])
+    env = {**fake_env, "CONCBENCH_BUILD_TIMEOUT": "2", "TMPDIR": str(tmp_path)}
+    done = ab(env, "--b", f"dir:{folder}", "--trials", "6")
+    assert_one_line_error(done, "took longer than 2 s (CONCBENCH_BUILD_TIMEOUT)")
+    assert build_processes(tag) == [] and not list(tmp_path.glob("concbench-ab-*"))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_a_build_stopped_by_a_signal_is_ended_and_cleaned_up(fake_env, tmp_path, signum):
+    tag = f"sleep 300.{os.getpid()}{signum}"
+    started = tmp_path / "started"
+    folder = version_with_build(tmp_path, ["sh", "-c", f'touch "$0"; {tag} & {tag}', str(started)])
+    env = {**fake_env, "TMPDIR": str(tmp_path), "FAKE_WALL_NS": "5000000"}
+    argv = [sys.executable, "-m", "concbench", "ab", "-w", "triangle", "-m", "sleeper", "--b", f"dir:{folder}"]
+    with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as harness:
+        while not started.exists():
+            assert harness.poll() is None, harness.stdout.read()
+            time.sleep(0.1)
+        harness.send_signal(signum)
+        said = harness.communicate(timeout=60)[0]
+    if signum == signal.SIGKILL:  # nothing of the harness's own: the next run sweeps what it left
+        assert build_processes(tag) and list(tmp_path.glob("concbench-ab-*"))
+        swept = concbench("run", "-w", "triangle", "-m", "honest", "--trials", "1", env=env)
+        assert "cleaned up after a concbench that died" in swept.stdout + swept.stderr, swept
+        assert build_processes(tag) == [] and not list(tmp_path.glob("concbench-ab-*"))
+        return
+    assert harness.returncode == 130, said
+    assert "interrupted while the versions were built" in said and "Traceback" not in said
+    assert build_processes(tag) == [] and not list(tmp_path.glob("concbench-ab-*"))
+
+
+def test_a_git_revision_with_an_absolute_link_under_runtimes_is_refused(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    (repo / "runtimes" / "mine").mkdir(parents=True)
+    (repo / "runtimes" / "mine" / "passwd").symlink_to("/etc/passwd")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "a link out"], check=True)
+    monkeypatch.setattr(paths, "PROJECT", repo)
+    monkeypatch.setenv("CONCBENCH_BUILTINS", "off")
+    with versions.Checkouts() as checkouts, pytest.raises(UserError, match="--b 'git:HEAD'.*cannot be unpacked"):
+        checkouts.runtimes(versions.parse("b", "git:HEAD", ()))
+
+
+def test_an_interrupted_ab_run_says_how_to_start_it_again(fake_env):
+    argv = [sys.executable, "-m", "concbench", "ab", "-w", "triangle", "-m", "slow", "--trials", "6"]
+    with subprocess.Popen(argv, env=fake_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as harness:
+        said = [harness.stdout.readline()]
+        while not said[-1].startswith("run "):
+            assert said[-1], said
+            said.append(harness.stdout.readline())
+        while not rows(fake_env):  # a trial stored: the run is under way
+            assert harness.poll() is None
+            time.sleep(0.1)
+        harness.send_signal(signal.SIGINT)
+        said.append(harness.communicate(timeout=60)[0])
+    assert harness.returncode == 130
+    assert "start it again with: concbench ab -w triangle -m slow --trials 6" in "".join(said)
+    assert "--resume" not in "".join(said)
+
+
+def test_a_mechanism_one_version_lacks_names_that_version(fake_env, tmp_path):
+    folder = version_with_build(tmp_path, ["true"])
+    manifest = folder / "fake" / "runtime.toml"
+    manifest.write_text(manifest.read_text().replace("[mechanisms.sleeper]", "[mechanisms.napper]"))
+    done = ab(fake_env, "--b", f"dir:{folder}", "--trials", "6")
+    assert_one_line_error(done, f"--b dir:{folder}: unknown mechanism 'sleeper'")

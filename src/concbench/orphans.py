@@ -19,6 +19,7 @@ from . import limits
 
 VARIABLE = "CONCBENCH_HARNESS"
 SCRATCH_PREFIX = "concbench-trial-"
+AB_PREFIX = "concbench-ab-"  # an A/B run's unpacked versions, built there
 
 
 @cache
@@ -58,7 +59,7 @@ def clean() -> list[str]:
 
 def _mark_in(name: str) -> str:
     """The harness's mark in a scratch directory's or cgroup's name."""
-    return name.removeprefix(SCRATCH_PREFIX).rsplit("-", 1)[0]
+    return name.removeprefix(SCRATCH_PREFIX).removeprefix(AB_PREFIX).rsplit("-", 1)[0]
 
 
 def _kill_processes(dead: set[str]) -> int:
@@ -105,7 +106,8 @@ def _ancestry() -> set[int]:
 def _dead_scratch() -> list[Path]:
     """Scratch directories of dead harnesses: real directories of this user's."""
     found = []
-    for directory in Path(tempfile.gettempdir()).glob(SCRATCH_PREFIX + "*"):
+    temporary = Path(tempfile.gettempdir())
+    for directory in [*temporary.glob(SCRATCH_PREFIX + "*"), *temporary.glob(AB_PREFIX + "*")]:
         with contextlib.suppress(OSError):
             status = directory.lstat()
             if stat.S_ISDIR(status.st_mode) and status.st_uid == os.geteuid() and is_dead(_mark_in(directory.name)):

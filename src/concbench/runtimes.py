@@ -4,7 +4,10 @@ offers and the cells it cannot express. A manifest may extend another, to run
 the same kit on another interpreter. Nothing here knows any particular
 language."""
 
+import contextlib
+import os
 import re
+import signal
 import subprocess
 from dataclasses import dataclass
 from functools import cached_property
@@ -13,7 +16,7 @@ from typing import Annotated, Literal
 
 import pydantic
 
-from . import paths
+from . import orphans, paths
 from .errors import UserError
 from .toml_models import Strict, read_toml, validated
 
@@ -21,6 +24,22 @@ PROBE_TIMEOUT = 30
 # make's own line on a failed recipe ("make: *** [Makefile:14: detect] Error 1"),
 # which would hide the recipe's reason printed above it.
 MAKE_FAILED = re.compile(r"make(\[\d+\])?: \*\*\* ")
+BUILD_TIMEOUT_DEFAULT = 1800.0  # seconds: a cold build of the slowest kit takes minutes, not half an hour
+
+
+def build_timeout() -> float:
+    """A build's time limit: CONCBENCH_BUILD_TIMEOUT seconds, else the default,
+    so that a hanging build cannot hold the machine's turn for ever."""
+    given = os.environ.get("CONCBENCH_BUILD_TIMEOUT", "")
+    try:
+        limit = float(given) if given else BUILD_TIMEOUT_DEFAULT
+    except ValueError:
+        limit = 0.0
+    if not 0 < limit < float("inf"):
+        raise UserError(f"CONCBENCH_BUILD_TIMEOUT {given!r}: expected a positive number of seconds")
+    return limit
+
+
 PROBE_SAYS = 200  # characters of a failed probe's last line kept in the reason
 
 
@@ -250,13 +269,17 @@ class Runtime:
             return
         argv = self.expand(self.manifest.build)
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+            code, out = _in_own_group(argv, limit := build_timeout())
         except OSError as e:
             self.build_error = f"build failed ({' '.join(argv)}): {e}"
             return
-        if done.returncode != 0:
-            last = last_said(done.stderr or done.stdout) or "no output"
-            self.build_error = f"build failed ({' '.join(argv)}): {last}"
+        except subprocess.TimeoutExpired:
+            self.build_error = (
+                f"build failed ({' '.join(argv)}): took longer than {limit:g} s (CONCBENCH_BUILD_TIMEOUT)"
+            )
+            return
+        if code != 0:
+            self.build_error = f"build failed ({' '.join(argv)}): {last_said(out) or 'no output'}"
 
     def provide(self) -> None:
         """Get the toolchain as the manifest's provide command does, its
@@ -273,6 +296,29 @@ class Runtime:
 
     def trial_command(self, options: tuple[str, ...]) -> list[str]:
         return self.expand(self.manifest.command, options)
+
+
+def _in_own_group(argv: list[str], timeout: float) -> tuple[int, str]:
+    """A command's exit code and output (stderr, else stdout), run in a
+    process group of its own that is killed whole when it overruns or the
+    harness is stopped (Ctrl-C, SIGTERM), so that no child of it lives on;
+    the harness's mark lets the orphan cleaner find it if the harness is killed."""
+    with subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        env={**os.environ, orphans.VARIABLE: orphans.mark()},
+    ) as child:
+        try:
+            out, err = child.communicate(timeout=timeout)
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.pid, signal.SIGKILL)
+            raise
+    return child.returncode, err or out
 
 
 def load_all(folders: list[Path] | None = None) -> dict[str, Runtime]:

@@ -144,9 +144,17 @@ def clean_leftovers(screen: Screen) -> None:
 
 
 def take_plan(
-    plan: Plan, selection: Selection, store: Store, run_id: int, machine: Machine, screen: Screen, show: bool
+    plan: Plan,
+    selection: Selection,
+    store: Store,
+    run_id: int,
+    machine: Machine,
+    screen: Screen,
+    show: bool,
+    again: str = "",
 ) -> int:
-    """A stored run's trials, those not yet taken; its tables if show."""
+    """A stored run's trials, those not yet taken; its tables if show. again
+    says how to go on after an interruption, if not with --resume."""
     store.add_skipped(run_id, plan.skipped)  # a resumed run's, as the manifests say now
     store.add_notes(run_id, plan.notes)
     done = store.trials(run_id)
@@ -172,7 +180,7 @@ def take_plan(
                 screen.tables(store, run_id)
         screen.say(
             f"interrupted: {done} finished trials of run {run_id} are stored; "
-            f"continue with: concbench run --resume {run_id}"
+            + (again or f"continue with: concbench run --resume {run_id}")
         )
         return INTERRUPTED
     store.set_state(run_id, "complete")
@@ -185,7 +193,7 @@ def take_plan(
 def _taken(take: Callable[[], None], store: Store, screen: Screen) -> bool:
     """Whether take ran to its end, SIGTERM stopping it as Ctrl-C does; the
     journal is sent after either, and waited for only after the end."""
-    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGTERM, interrupt)
     try:
         take()
         _send_journal(store, screen)
@@ -195,7 +203,7 @@ def _taken(take: Callable[[], None], store: Store, screen: Screen) -> bool:
     return True
 
 
-def _interrupt(signum, frame):
+def interrupt(signum, frame):
     raise KeyboardInterrupt
 
 

@@ -11,7 +11,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import paths, runtimes
+from . import orphans, paths, runtimes
 from .errors import UserError
 
 CURRENT = "current"
@@ -55,7 +55,8 @@ class Checkouts:
 
     def __init__(self, suite: paths.Suite = paths.Suite()):
         self._suite = suite  # where this checkout's runtimes are
-        self._folder = tempfile.TemporaryDirectory(prefix="concbench-ab-")
+        # marked as the harness's, for the orphan cleaner to sweep if it dies
+        self._folder = tempfile.TemporaryDirectory(prefix=f"{orphans.AB_PREFIX}{orphans.mark()}-")
 
     def __enter__(self):
         return self
@@ -85,8 +86,13 @@ class Checkouts:
     def _unpack(self, version: Version) -> Path:
         into = Path(self._folder.name) / version.letter
         archive = _git("archive", "--format=tar", _commit(version.where), "runtimes", text=False)
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(into, filter="data")
+        try:
+            with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+                tar.extractall(into, filter="data")
+        except tarfile.FilterError as e:  # a link out of the folder, an absolute path
+            raise UserError(
+                f"--{version.letter} {version.given!r}: runtimes/ holds what cannot be unpacked: {e}"
+            ) from None
         return into / "runtimes"
 
 

@@ -2,6 +2,9 @@
 versions of runtimes, trial beside trial)."""
 
 import dataclasses
+import shlex
+import signal
+import sys
 
 import click
 
@@ -276,24 +279,32 @@ def ab(
     screen = _screen(suite)
     session.clean_leftovers(screen)
     with versions.Checkouts(suite) as checkouts:
-        plan, selection, found = _ab_plan(
-            checkouts,
-            sides,
-            suite,
-            dict(
-                profile=profile,
-                workloads=workload,
-                runtimes=runtime,
-                mechanisms=mechanism,
-                params=param,
-                trials=trials,
-                budget=budget if budget or trials else AB_BUDGET,
-                **({} if trials else dict(max_trials=max_trials, target=_settling_target(threshold))),
-            ),
-        )
+        signal.signal(signal.SIGTERM, session.interrupt)
+        try:
+            plan, selection, found = _ab_plan(
+                checkouts,
+                sides,
+                suite,
+                dict(
+                    profile=profile,
+                    workloads=workload,
+                    runtimes=runtime,
+                    mechanisms=mechanism,
+                    params=param,
+                    trials=trials,
+                    budget=budget if budget or trials else AB_BUDGET,
+                    **({} if trials else dict(max_trials=max_trials, target=_settling_target(threshold))),
+                ),
+            )
+        except KeyboardInterrupt:
+            say("interrupted while the versions were built: nothing was run; their builds were stopped")
+            return session.INTERRUPTED
         here = environment.fingerprint(found, selection.caps, machine, suite)
         run_id = store.begin_run(selection.to_json(), here)
-        code = session.take_plan(plan, selection, store, run_id, Machine.of(here), screen, show=False)
+        again = shlex.join(["concbench", *sys.argv[1:]])
+        code = session.take_plan(
+            plan, selection, store, run_id, Machine.of(here), screen, show=False, again=f"start it again with: {again}"
+        )
     if code == session.INTERRUPTED:
         return code
     found = ab_report.changes(
@@ -330,7 +341,7 @@ def _ab_plan(checkouts, sides, suite: paths.Suite, asked: dict) -> tuple[Plan, S
     }
     specs = workloads.load_all(suite.workload_dirs())
     selections = [Selection.asked(options=v.options, ab=origins, **asked) for v in sides]
-    choices = [choose(s, specs, checkouts.runtimes(v)) for s, v in zip(selections, sides)]
+    choices = [_chosen(s, specs, checkouts.runtimes(v), v) for s, v in zip(selections, sides)]
     session.build([rt for c in choices for rt in c.runtimes])
     plans = [make_plan(c) for c in choices]
     for version, choice in zip(sides, choices):
@@ -339,7 +350,21 @@ def _ab_plan(checkouts, sides, suite: paths.Suite, asked: dict) -> tuple[Plan, S
                 rt.name = f"{rt.manifest.name}@{version.letter}"
     plan = paired_plan(*plans)
     if not plan.cells:
-        raise UserError("nothing to run: no selected cell runs on both versions")
+        failed = [
+            f"{rt.manifest.name} of {v.letter.upper()}: {rt.build_error}"
+            for v, c in zip(sides, choices)
+            for rt in c.runtimes
+            if rt.build_error
+        ]
+        raise UserError("; ".join(["nothing to run: no selected cell runs on both versions", *failed]))
     least = max(AB_LEAST_PAIRS, plan.settings.trials)
     plan = dataclasses.replace(plan, settings=dataclasses.replace(plan.settings, trials=least))
     return plan, selections[0], [rt for c in choices for rt in c.runtimes]
+
+
+def _chosen(selection: Selection, specs, found: dict[str, runtimes.Runtime], version: versions.Version):
+    """The version's choice; what it lacks (a mechanism, a runtime) names the version."""
+    try:
+        return choose(selection, specs, found)
+    except UserError as e:
+        raise UserError(f"--{version.letter} {version.given}: {e}") from None
