@@ -133,7 +133,7 @@ def test_a_sweep_makes_a_table_per_value(fake_env):
         (["run", "--bogus"], ["--bogus"]),
         (["run", "-m", "inexpressible"], ["nothing to run"]),
         (["run", "--resume"], ["no interrupted run to resume"]),
-        (["run", "--resume", "x"], ["--resume 'x'"]),
+        (["run", "--resume", "x"], ["'--resume': 'x': expected a run number"]),
         (["run", "--resume", "--warmup", "0"], ["--resume continues a run with its own selection"]),
         (["show"], ["no runs stored yet"]),
         (["show", "7"], ["no runs stored yet"]),
