@@ -28,6 +28,9 @@ def _folders(kind: str, given: tuple[Path, ...] = ()) -> list[Path]:
     for folder in listed:
         if not folder.is_dir():
             raise UserError(f"{variable}: {folder} is not a folder")
+    for folder in given:
+        if not folder.is_dir():
+            raise UserError(f"--{kind} {folder} is not a folder")
     found = {}
     for folder in builtin + listed + list(given):
         found.setdefault(folder.resolve(), folder)

@@ -19,10 +19,10 @@ def read_small_text(path: Path) -> str:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError as e:
         raise UserError(f"{path}: cannot read: {e.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a folder with a traceback
+        os.close(fd)
+        raise UserError(f"{path}: cannot read: not a regular file")
     with os.fdopen(fd, "rb") as file:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UserError(f"{path}: cannot read: not a regular file")
         data = file.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
         raise UserError(f"{path}: cannot read: larger than {MAX_BYTES // 1024} KiB")
