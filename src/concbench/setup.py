@@ -44,12 +44,30 @@ def install(packages: list[str]) -> None:
     prefix = [] if os.geteuid() == 0 else ["sudo", "-n"]
     if prefix and not shutil.which("sudo"):
         raise UserError(f"not root and no sudo: run as root: apt-get install {' '.join(packages)}")
+    _run(prefix + ["apt-get", "update", "-qq"])
+    _refuse_unknown(packages)
+    _run(prefix + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "--", *packages])
+
+
+def _refuse_unknown(packages: list[str]) -> None:
+    """apt-get reads a name it cannot find as an order (a trailing - removes
+    that package, a trailing + installs it) or a pattern (a . in it), but
+    takes a name that is a package's as that package: only those may reach it."""
+    known = set(_run(["apt-cache", "pkgnames"]).split())
+    unknown = [p for p in packages if p not in known]
+    if unknown:
+        raise UserError(
+            f"not in apt's package lists, so apt-get would not read them as names: {' '.join(unknown)}; nothing installed"
+        )
+
+
+def _run(argv: list[str]) -> str:
     environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for argv in (
-        prefix + ["apt-get", "update", "-qq"],
-        prefix + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "--", *packages],
-    ):
+    try:
         done = subprocess.run(argv, capture_output=True, text=True, env=environment, stdin=subprocess.DEVNULL)
-        if done.returncode != 0:
-            last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-            raise UserError(f"{' '.join(argv[:3])} failed: {last[0]}")
+    except OSError as e:
+        raise UserError(f"{' '.join(argv[:3])}: {e.strerror}") from None
+    if done.returncode != 0:
+        last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise UserError(f"{' '.join(argv[:3])} failed: {last[0]}")
+    return done.stdout
