@@ -99,6 +99,38 @@ def test_a_link_planted_at_the_lock_is_refused_and_its_target_keeps_its_bytes(tm
     assert target.read_text() == "mine"
 
 
+def test_a_fifo_planted_at_the_lock_is_refused_without_hanging(kit, env):
+    prefix(env).parent.mkdir(parents=True)
+    os.mkfifo(f"{prefix(env)}.lock")
+    done = provide(kit, prefix(env))  # opening a FIFO to write would wait for a reader for ever
+    assert done.returncode != 0 and "it is not a plain file" in done.stderr
+
+
+def test_a_cache_folder_that_is_a_link_is_refused_and_its_target_left_alone(tmp_path, kit, env):
+    target = tmp_path / "victim"
+    target.mkdir(mode=0o755)
+    prefix(env).parent.parent.mkdir(parents=True)
+    prefix(env).parent.symlink_to(target)
+    done = provide(kit, prefix(env))
+    assert done.returncode != 0 and "it is a link" in done.stderr
+    assert (target.stat().st_mode & 0o777) == 0o755 and list(target.iterdir()) == []
+
+
+def test_a_dollar_in_the_cache_path_is_a_path_not_make_text(tmp_path, kit, env):
+    """make would expand $(shell ...) in a variable it took from the environment."""
+    planted = tmp_path / "planted"
+    cache = tmp_path / f"c$(shell touch {planted})$HOME"
+    done = subprocess.run(
+        ["make", "-s", "-C", kit / "ruby34", "detect"],
+        capture_output=True,
+        text=True,
+        env={**env, "XDG_CACHE_HOME": str(cache)},
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode != 0 and not planted.exists()
+    assert "not built here" in done.stderr
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user takes root")
 def test_a_cache_folder_of_another_user_is_refused(kit, env):
     cache = prefix(env).parent
