@@ -95,6 +95,55 @@ def test_a_run_records_the_loader_variables_its_trials_inherited(fake_env, tmp_p
     assert f"GEM_PATH: {shadow}" in concbench("report", "--format", "md", env=env).stdout
 
 
+def test_a_100_kb_loader_variable_is_stored_and_shown_bounded(fake_env, tmp_path):
+    """The probe: a 100 KB GEM_PATH was stored, and printed by show and report, in full."""
+    huge = "/g" * 50_000
+    env = {**fake_env, "GEM_PATH": huge}
+    done = concbench("run", "-r", "fake", "-m", "honest", "-w", "triangle", "--trials", "1", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    stored = json.loads(concbench("report", "--format", "json", env=env).stdout)["run"]["environment"]["loader"]
+    assert stored["GEM_PATH"] == huge[:1000] + "... [99000 characters cut]"
+    shown = concbench("show", "1", env=env).stdout
+    assert "GEM_PATH" in shown and "[99000 characters cut]" in shown and huge[:1002] not in shown
+
+
+def test_a_run_records_loader_variables_without_their_secrets(fake_env, tmp_path):
+    """The probe: a password in JAVA_TOOL_OPTIONS, a token in NODE_OPTIONS and a
+    URL's password in LD_LIBRARY_PATH were stored and printed as given. Nor is
+    the database's own location recorded."""
+    secrets = {
+        "JAVA_TOOL_OPTIONS": "-Xmx1g -Djavax.net.ssl.trustStorePassword=hunter2",
+        "NODE_OPTIONS": "--require x --auth-token=abc123",
+        "LD_LIBRARY_PATH": "/usr/lib:https://u:pw@h/x",
+    }
+    env = {**fake_env, **secrets}
+    done = concbench("run", "-r", "fake", "-m", "honest", "-w", "triangle", "--trials", "1", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    record = concbench("report", "--format", "json", env=env).stdout
+    assert json.loads(record)["run"]["environment"]["loader"] == {
+        "JAVA_TOOL_OPTIONS": "-Xmx1g -Djavax.net.ssl.trustStorePassword=***",
+        "NODE_OPTIONS": "--require x --auth-token=***",
+        "LD_LIBRARY_PATH": "/usr/lib:https://u:***@h/x",
+    }
+    printed = record + concbench("show", "1", env=env).stdout + concbench("report", "--format", "md", env=env).stdout
+    for secret in ("hunter2", "abc123", ":pw@", fake_env["CONCBENCH_DB"]):
+        assert secret not in printed
+
+
+@pytest.mark.parametrize(
+    "given, stored",
+    [
+        ("-Dproxy.PASSWD='a b' -Dx=1", "-Dproxy.PASSWD=*** -Dx=1"),  # quoted: up to its closing quote
+        ("-Dx=1,client_secret=s:/lib", "-Dx=1,client_secret=***"),  # within another setting's value
+        ("API_KEY=k CREDENTIALS_FILE=/c tok=en", "API_KEY=*** CREDENTIALS_FILE=*** tok=en"),
+        ("http://h/db?sslpassword=k&x=1 ftp://u@h", "http://h/db?sslpassword=*** ftp://u@h"),
+        ("/usr/lib/x86_64-linux-gnu:/opt/lib", "/usr/lib/x86_64-linux-gnu:/opt/lib"),
+    ],
+)
+def test_what_looks_like_a_secret_is_masked_and_the_rest_kept(given, stored):
+    assert environment.recorded(given) == stored
+
+
 def test_differences_name_a_loader_variable_that_changed():
     after = {**ENV, "loader": {"GEM_PATH": "/tmp/shadow"}}
     assert environment.differences(ENV, after) == ["variable GEM_PATH: - -> /tmp/shadow"]

@@ -3,15 +3,18 @@
 import hashlib
 import os
 import platform
+import re
 import subprocess
 from pathlib import Path
 
 from . import limits, paths, trial
 from .runtimes import Runtime
+from .store import postgresql
 
 # The variables that change what a trial loads (its gems, packages, modules,
 # shared libraries, interpreter options): trials inherit them, so two runs of
-# one checkout can load different libraries. Paths and options, no secrets.
+# one checkout can load different libraries. Options can carry secrets
+# (-Dx.password=..., a URL's user:password@): recorded() masks them.
 LOADER_VARIABLES = (
     "GEM_PATH",
     "GEM_HOME",
@@ -26,6 +29,14 @@ LOADER_VARIABLES = (
     "LD_PRELOAD",
     "LD_LIBRARY_PATH",
 )
+RECORDED_CHARACTERS = 1000  # of each loader variable: enough to name its folders, not a 100 KB path
+# -Dkey=value, --key=value or KEY=value: its key, starting after no key
+# character (so that a long run of them is scanned once, not once for each
+# of its characters); its value, up to the next space outside quotes.
+SETTING_KEY = re.compile(r"(?<![\w.-])([\w.-]+)=")
+SETTING_VALUE = re.compile(r"""(?:"[^"]*"?|'[^']*'?|[^\s"'])*""")
+SECRET_KEY = re.compile(r"password|passwd|secret|token|api[-_]?key|credential", re.IGNORECASE)
+URL = re.compile(r"(?<![A-Za-z0-9+.-])" + postgresql.ANY_URL.pattern + r"\S+")
 
 
 def fingerprint(
@@ -47,10 +58,29 @@ def fingerprint(
         "runtimes": {r.name: r.toolchain.output for r in runtimes if r.toolchain.ok},
         "origins": _origins(runtimes, suite),
         "libraries": {k: v for r in runtimes for k, v in r.library_versions().items()},
-        "loader": {name: os.environ[name] for name in LOADER_VARIABLES if name in os.environ},
+        "loader": {name: recorded(os.environ[name]) for name in LOADER_VARIABLES if name in os.environ},
         "limits": limits.describe(caps),
         "trials": trial.conditions(),
     }
+
+
+def recorded(value: str) -> str:
+    """A loader variable as a run stores it: its secrets ***, then its first
+    RECORDED_CHARACTERS, saying how many more were cut. Masked before the cut,
+    which could split a URL's user:password@ so that it no longer looks like one."""
+    value = URL.sub(lambda url: postgresql.shown(url[0]), value)
+    value = _secret_values_masked(value)
+    cut = len(value) - RECORDED_CHARACTERS
+    return value if cut <= 0 else f"{value[:RECORDED_CHARACTERS]}... [{cut} characters cut]"
+
+
+def _secret_values_masked(value: str) -> str:
+    kept, at = [], 0
+    for key in SETTING_KEY.finditer(value):
+        if key.start() >= at and SECRET_KEY.search(key[1]):
+            kept += [value[at : key.end()], postgresql.MASK]
+            at = SETTING_VALUE.match(value, key.end()).end()
+    return "".join(kept) + value[at:]
 
 
 def machine_id() -> str:

@@ -21,6 +21,9 @@ MIGRATION_LOCK = 7_355_608
 SECRET_KEYWORDS = ("password", "sslpassword")
 _PARAMETER = re.compile(r"[?&]([^&=]*)=([^&]*)")  # libpq splits a URL's query so, then decodes
 MASK = "***"
+# Any URL, for shown(): the loader variables a run records can hold one of
+# any scheme (environment.py), with a password as a database URL can.
+ANY_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def is_url(location: str) -> bool:
@@ -28,7 +31,7 @@ def is_url(location: str) -> bool:
 
 
 def shown(url: str) -> str:
-    """The URL as messages show it: each of its passwords ***."""
+    """The URL (of any scheme) as messages show it: each of its passwords ***."""
     for start, end in reversed(_secret_spans(url)):
         url = f"{url[:start]}{MASK}{url[end:]}"
     return url
@@ -61,7 +64,7 @@ def _secret_spans(location: str) -> list[tuple[int, int]]:
     """Where a URL's passwords are: its USER:PASSWORD@ (as libpq reads it or as
     meant, whichever is longer) and its query's values of SECRET_KEYWORDS, the
     keys percent-decoded as libpq does, in any case."""
-    if not is_url(location):
+    if not ANY_URL.match(location):
         return []
     start = _after_scheme(location)
     rest = location[start:]
