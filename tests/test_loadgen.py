@@ -9,6 +9,7 @@ import socketserver
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -98,14 +99,14 @@ def servers():
 
 
 def generate(addresses, connections=3, rate=2000, requests=200, size=SIZE, folder=None):
-    """Runs the generator with an address line for each run, unix: names in folder."""
-    options = {"connections": connections, "size": size, "rate": rate, "requests": requests, "seed": SEED}
+    """Runs the generator with the seed and an address line for each run, unix: names in folder."""
+    options = {"connections": connections, "size": size, "rate": rate, "requests": requests}
     argv = [part for name, value in options.items() for part in (f"--{name}", str(value))]
     fds = (os.open(folder, os.O_RDONLY | os.O_DIRECTORY),) if folder else ()
     try:
         return subprocess.run(
             [loadgen.path(), *argv, *(["--folder-fd", str(fds[0])] if fds else [])],
-            input="".join(a + "\n" for a in addresses),
+            input="".join(line + "\n" for line in (str(SEED), *addresses)),
             capture_output=True,
             text=True,
             timeout=60,
@@ -256,14 +257,16 @@ def test_the_generator_runs_once_for_each_address_until_its_stdin_ends(servers):
     [
         ([], "--connections is missing"),
         (["--connections", "2", "--size", "8", "--rate", "10"], "--requests is missing"),
-        (["--connections", "2", "--size", "8", "--rate", "10", "--requests", "5"], "--seed is missing"),
+        (
+            ["--connections", "2", "--size", "8", "--rate", "10", "--requests", "5"],
+            "stdin ended before its first line, the seed",
+        ),
         (["--connections", "0"], "--connections must be a whole number from 1 to 9223372036854775807, not '0'"),
         (["--size", "64k"], "--size must be a whole number from 1 to 9223372036854775807, not '64k'"),
-        (["--seed", "-1"], "--seed must be a whole number from 0 to 18446744073709551615, not '-1'"),
         (["--rate"], "--rate needs a value"),
         (
             ["--threads", "2"],
-            "unknown argument '--threads' (--connections --size --rate --requests --seed --folder-fd)",
+            "unknown argument '--threads' (--connections --size --rate --requests --folder-fd)",
         ),
     ],
 )
@@ -282,3 +285,73 @@ def test_a_missing_compiler_or_a_failed_build_is_one_line(tmp_path, monkeypatch)
     monkeypatch.setattr(cbuild.shutil, "which", lambda name: None)
     with pytest.raises(UserError, match=r"^no C compiler to build the broken test program \("):
         cbuild.build(broken, "concbench-test-broken", "the broken test program")
+
+
+def test_a_bad_seed_on_stdin_is_one_line_and_exits_2():
+    argv = ["--connections", "2", "--size", "8", "--rate", "10", "--requests", "5"]
+    done = subprocess.run([loadgen.path(), *argv], input="-1\n", capture_output=True, text=True, timeout=10)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        "concbench-loadgen: the seed (stdin's first line) must be a whole number from 0 to 18446744073709551615, not '-1'\n"
+    )
+
+
+# Reads what /proc shows another process: None where it was refused, else
+# whether the seed (argv[2]) was in it; a mem that opens is the leak itself.
+SNOOP = """
+import json, sys
+pid, seed, found = sys.argv[1], sys.argv[2].encode(), {}
+for part in ("cmdline", "environ", "mem"):
+    try:
+        with open(f"/proc/{pid}/{part}", "rb") as shown:
+            found[part] = part == "mem" or seed in shown.read()
+    except PermissionError:
+        found[part] = None
+print(json.dumps(found))
+"""
+
+
+def test_no_process_of_the_same_user_reads_the_seed_from_proc(tmp_path):
+    """The seed is on stdin, not the command line, and the generator is not
+    dumpable: its environ and mem are closed to the trial's user, whose
+    reader opens a dumpable process's mem all the same. Root passes any
+    such check, so as root both run as nobody."""
+    user = {"user": 65534, "group": 65534, "extra_groups": []} if os.geteuid() == 0 else {}
+    shared = Path(tempfile.mkdtemp(prefix="concbench-test-loadgen-"))  # not under root's 0700 tmp_path
+    try:
+        shared.chmod(0o755)
+        generator = shared / "concbench-loadgen"
+        generator.write_bytes(Path(loadgen.path()).read_bytes())
+        generator.chmod(0o755)
+        seed = "12345678901234567890"
+        argv = [str(generator), "--connections", "1", "--size", "8", "--rate", "10", "--requests", "1"]
+        with subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, **user) as running:
+            with subprocess.Popen(["sleep", "600"], **user) as dumpable:
+                running.stdin.write(f"{seed}\n".encode())
+                running.stdin.flush()
+                waiting_for_addresses(running.pid)
+                snooped = {
+                    name: json.loads(
+                        subprocess.run(
+                            ["python3", "-c", SNOOP, str(pid), seed], capture_output=True, text=True, check=True, **user
+                        ).stdout
+                    )
+                    for name, pid in (("generator", running.pid), ("sleep", dumpable.pid))
+                }
+                dumpable.kill()
+            running.stdin.close()
+    finally:
+        for path in (shared / "concbench-loadgen", shared):
+            path.unlink() if path.is_file() else path.rmdir()
+    assert snooped["generator"] == {"cmdline": False, "environ": None, "mem": None}
+    assert snooped["sleep"]["mem"] is True
+
+
+def waiting_for_addresses(pid):
+    """Waits until the generator, exec'd and so past its prctl, sleeps reading its stdin."""
+    while "(concbench-loadg)" not in Path(f"/proc/{pid}/stat").read_text() or "pipe" not in wchan(pid):
+        time.sleep(0.01)
+
+
+def wchan(pid):
+    return Path(f"/proc/{pid}/wchan").read_text()

@@ -4,6 +4,7 @@ its address, and a trial counts only if the generator verified every echoed
 byte of every run. What the generator measured is stored with each run."""
 
 import json
+import os
 import re
 import socket
 import threading
@@ -151,6 +152,18 @@ def test_a_server_that_answers_without_using_what_it_read_is_invalid(served_env)
     (found,) = trials(served_env, "parrot")
     assert found["status"] == "invalid", found
     assert re.search(r"the load generator: connection \d+, request \d+: echoed byte \d+ differs", found["detail"])
+
+
+def test_a_server_that_takes_the_seed_from_the_generators_proc_files_is_invalid(served_env, tmp_path):
+    """The snoop finds the generator in /proc and looks for the seed in its
+    cmdline, environ and memory (not as root: nothing stops root): none shows it."""
+    snooped = tmp_path / "snooped.json"
+    (found,) = trials({**served_env, "SERVED_SNOOPED": str(snooped)}, "snoop")
+    assert found["status"] == "invalid", found
+    assert re.search(r"the load generator: connection \d+, request \d+: echoed byte \d+ differs", found["detail"])
+    seen = json.loads(snooped.read_text())
+    assert seen["generator"] and seen["cmdline"] == "read" and "seed" not in seen, seen
+    assert seen["environ"] == "Permission denied" or os.geteuid() == 0, seen
 
 
 def test_a_served_table_shows_the_rate_sustained_and_the_latencies_and_marks_a_server_that_fell_behind(served_env):

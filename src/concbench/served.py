@@ -9,7 +9,8 @@ scratch directory, which it finds through the descriptor the harness opened
 before the trial started (trial.SCRATCH_FD): whatever else a line announces
 is relayed as a refusal, which the generator reports as its error. The
 request bytes follow from a seed drawn for each trial, so a server cannot
-answer without reading them."""
+answer without reading them; the generator gets it on its stdin, where the
+trial cannot read it, not on its command line."""
 
 import json
 import re
@@ -38,9 +39,9 @@ def seeded(load: dict[str, int]) -> dict[str, int]:
 def beside(load: dict[str, int]) -> trial.Beside:
     """The load generator for a served workload's trial, with its seeded load."""
     argv = [loadgen.path(), "--folder-fd", str(trial.SCRATCH_FD)]
-    for name in ("connections", "size", "rate", "requests", "seed"):
+    for name in ("connections", "size", "rate", "requests"):
         argv += [f"--{name}", str(load[name])]
-    return trial.Beside(argv, relay)
+    return trial.Beside(argv, relay, opening=f"{load['seed']}\n".encode())
 
 
 def relay(line: str, scratch: str) -> str | None:

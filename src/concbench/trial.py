@@ -98,10 +98,13 @@ class Beside:
     the trial exits; if it exits first, it failed, and the trial is stopped:
     what the trial waits for will not come. It finds the trial's scratch
     folder open on descriptor SCRATCH_FD, opened before the trial started: a
-    folder the trial swaps for a link later is not the one it finds there."""
+    folder the trial swaps for a link later is not the one it finds there.
+    Its stdin starts with `opening`: a secret it must not get on its command
+    line, which /proc shows to every process of the user."""
 
     argv: list[str]
     relay: Callable[[str, str], str | None]
+    opening: bytes = b""
 
 
 def run(
@@ -348,7 +351,7 @@ class _Watch:
         process = self.processes.get("beside")
         if process is None:
             remaining = (self.deadline_ns - time.monotonic_ns()) / 1e9
-            self._start("beside", self.beside.argv, b"", max(remaining, 0.01), keep_stdin=True)
+            self._start("beside", self.beside.argv, self.beside.opening, max(remaining, 0.01), keep_stdin=True)
             process = self.processes["beside"]
         if process.stdin is not None:
             if not process.pending:

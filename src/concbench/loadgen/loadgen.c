@@ -1,7 +1,8 @@
-/* concbench-loadgen --connections C --size S --rate R --requests N --seed SEED [--folder-fd FD]
+/* concbench-loadgen --connections C --size S --rate R --requests N [--folder-fd FD] < SEED, then addresses
  *
  * concbench's load generator for served workloads (echo): one process beside
- * the trial, its client. For each address it reads from stdin, one a run
+ * the trial, its client. Its stdin's first line is SEED. For each address it
+ * reads from stdin after that, one a run
  * (tcp:127.0.0.1:PORT, or unix:NAME for the socket NAME in the folder open
  * on descriptor FD), opens C connections to it, sends N requests of S bytes
  * at R requests per second over them all, checks every echoed byte, closes
@@ -14,7 +15,10 @@
  *
  * The trial is untrusted. The request bytes follow from SEED, which the
  * harness draws for each trial, so a server cannot answer without reading
- * them. A unix socket is a plain name in the folder the harness opened before
+ * them. The trial runs as the same user, so SEED comes on stdin, not on the
+ * command line (/proc/PID/cmdline is anyone's to read), and the generator
+ * makes itself non-dumpable first, which closes its /proc/PID/mem, environ
+ * and fd/ to processes of the same user. A unix socket is a plain name in the folder the harness opened before
  * the trial started: the generator opens the name there without following a
  * link, checks it is a socket and connects to that very file (through
  * /proc/self/fd), so neither the folder nor the name swapped for a link
@@ -655,7 +659,6 @@ static struct options parse_options(int argc, char **argv)
 {
     struct options o = {.folder = -1};
     long long count_values[4] = {0};
-    int seed_given = 0;
     const char *counts[] = {"--connections", "--size", "--rate", "--requests"};
     for (int i = 1; i < argc; i += 2) {
         size_t k = 0;
@@ -663,18 +666,14 @@ static struct options parse_options(int argc, char **argv)
             k++;
         if (k < 4)
             count_values[k] = (long long)number(argv[i], argv[i + 1], 1, LLONG_MAX);
-        else if (strcmp(argv[i], "--seed") == 0)
-            o.seed = number(argv[i], argv[i + 1], 0, UINT64_MAX), seed_given = 1;
         else if (strcmp(argv[i], "--folder-fd") == 0)
             o.folder = (int)number(argv[i], argv[i + 1], 0, INT_MAX);
         else
-            usage_error("unknown argument '%s' (--connections --size --rate --requests --seed --folder-fd)", argv[i]);
+            usage_error("unknown argument '%s' (--connections --size --rate --requests --folder-fd)", argv[i]);
     }
     for (size_t k = 0; k < 4; k++)
         if (count_values[k] == 0)
             usage_error("%s is missing", counts[k]);
-    if (!seed_given)
-        usage_error("--seed is missing");
     o.connections = count_values[0], o.size = count_values[1], o.rate = count_values[2], o.requests = count_values[3];
     if (o.size > 1 << 23)
         usage_error("--size must be at most %d bytes", 1 << 23);
@@ -691,9 +690,24 @@ static void raise_descriptor_limit(void)
     }
 }
 
+/* The seed, stdin's first line: what no other process of the user can read. */
+static uint64_t read_seed(char **line, size_t *capacity)
+{
+    if (getline(line, capacity, stdin) <= 0)
+        usage_error("stdin ended before its first line, the seed");
+    (*line)[strcspn(*line, "\n")] = 0;
+    return number("the seed (stdin's first line)", *line, 0, UINT64_MAX);
+}
+
 int main(int argc, char **argv)
 {
+    /* Before anything holds the seed: a trial of the same user could read
+     * a dumpable generator's memory (there may be no Yama to stop it). */
+    prctl(PR_SET_DUMPABLE, 0UL);
+    char *line = NULL;
+    size_t capacity = 0;
     struct generator g = {.options = parse_options(argc, argv), .target.socket_file = -1};
+    g.options.seed = read_seed(&line, &capacity);
     size_t size = (size_t)g.options.size;
     raise_descriptor_limit();
     prctl(PR_SET_TIMERSLACK, 1UL); /* wake at due times, not up to 50 us after */
@@ -706,8 +720,6 @@ int main(int argc, char **argv)
     if (g.epoll < 0 || !g.connections || !g.request_bytes || !g.expected_bytes || !g.received_bytes)
         fail("cannot set up: %s", strerror(errno));
 
-    char *line = NULL;
-    size_t capacity = 0;
     /* The harness closes stdin when the trial exits: as many runs as it
      * announced, which a steady warm-up decides as it goes. */
     for (long long number = 1; getline(&line, &capacity, stdin) > 0; number++) {
