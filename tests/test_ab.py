@@ -176,6 +176,15 @@ def test_a_build_stopped_by_a_signal_is_ended_and_cleaned_up(fake_env, tmp_path,
     assert build_processes(tag) == [] and not list(tmp_path.glob("concbench-ab-*"))
 
 
+@pytest.mark.parametrize("given", ["0", "86401", "2147484", "1e-300", "5.5", "-5", " 5", "+5", "1_000", "\u0665"])
+def test_a_build_timeout_is_a_whole_number_of_seconds_up_to_a_day(fake_env, tmp_path, given):
+    folder = version_with_build(tmp_path, ["true"])
+    done = ab({**fake_env, "CONCBENCH_BUILD_TIMEOUT": given}, "--b", f"dir:{folder}", "--trials", "6")
+    assert_one_line_error(
+        done, f"CONCBENCH_BUILD_TIMEOUT {given!r}: expected a whole number of seconds from 1 to 86400"
+    )
+
+
 def test_a_git_revision_with_an_absolute_link_under_runtimes_is_refused(tmp_path, monkeypatch):
     repo = tmp_path / "repo"
     (repo / "runtimes" / "mine").mkdir(parents=True)
