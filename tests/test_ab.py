@@ -137,6 +137,12 @@ def build_processes(tag: str) -> list[str]:
     return found.stdout.split()
 
 
+def daemonizing(tag: str) -> str:
+    """A shell line that starts `sleep TAG` in a session of its own (out of
+    the build's process group) that ignores SIGTERM and SIGINT, as a daemon would."""
+    return f"setsid sh -c \"trap '' TERM INT; exec {tag}\" &"
+
+
 def test_a_failed_build_says_why(fake_env, tmp_path):
     folder = version_with_build(tmp_path, ["sh", "-c", "echo no compiler here >&2; exit 1"])
     done = ab(fake_env, "--b", f"dir:{folder}", "--trials", "6")
@@ -145,7 +151,7 @@ def test_a_failed_build_says_why(fake_env, tmp_path):
 
 def test_a_hanging_build_meets_its_time_limit_and_leaves_nothing(fake_env, tmp_path):
     tag = f"sleep 300.{os.getpid()}1"
-    folder = version_with_build(tmp_path, ["sh", "-c", f"{tag} & {tag}"])
+    folder = version_with_build(tmp_path, ["sh", "-c", f"{daemonizing(tag)} {tag}"])
     env = {**fake_env, "CONCBENCH_BUILD_TIMEOUT": "2", "TMPDIR": str(tmp_path)}
     done = ab(env, "--b", f"dir:{folder}", "--trials", "6")
     assert_one_line_error(done, "took longer than 2 s (CONCBENCH_BUILD_TIMEOUT)")
@@ -156,7 +162,7 @@ def test_a_hanging_build_meets_its_time_limit_and_leaves_nothing(fake_env, tmp_p
 def test_a_build_stopped_by_a_signal_is_ended_and_cleaned_up(fake_env, tmp_path, signum):
     tag = f"sleep 300.{os.getpid()}{signum}"
     started = tmp_path / "started"
-    folder = version_with_build(tmp_path, ["sh", "-c", f'touch "$0"; {tag} & {tag}', str(started)])
+    folder = version_with_build(tmp_path, ["sh", "-c", f'{daemonizing(tag)} touch "$0"; {tag}', str(started)])
     env = {**fake_env, "TMPDIR": str(tmp_path), "FAKE_WALL_NS": "5000000"}
     argv = [sys.executable, "-m", "concbench", "ab", "-w", "triangle", "-m", "sleeper", "--b", f"dir:{folder}"]
     with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as harness:

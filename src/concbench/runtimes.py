@@ -304,7 +304,15 @@ def _in_own_group(argv: list[str], timeout: int) -> tuple[int, str]:
     """A command's exit code and output (stderr, else stdout), run in a
     process group of its own that is killed whole when it overruns or the
     harness is stopped (Ctrl-C, SIGTERM), so that no child of it lives on;
-    the harness's mark lets the orphan cleaner find it if the harness is killed."""
+    the harness's mark finds what left the group (setsid), killed as the build
+    ends however it ends, and lets the orphan cleaner find it if the harness is killed."""
+    try:
+        return _run_in_own_group(argv, timeout)
+    finally:
+        orphans.end_own()  # builds run before any trial: nothing marked is a trial's
+
+
+def _run_in_own_group(argv: list[str], timeout: int) -> tuple[int, str]:
     with subprocess.Popen(
         argv,
         stdout=subprocess.PIPE,
