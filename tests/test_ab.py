@@ -2,6 +2,7 @@
 trial, a verdict per cell and an exit code for CI; with the fake runtime's
 sleeper, whose runs take the time they report."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -10,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, assert_one_line_error, concbench
@@ -137,6 +139,12 @@ def build_processes(tag: str) -> list[str]:
     return found.stdout.split()
 
 
+def daemonizing(tag: str) -> str:
+    """A shell line that starts `sleep TAG` in a session of its own (out of
+    the build's process group) that ignores SIGTERM and SIGINT, as a daemon would."""
+    return f"setsid sh -c \"trap '' TERM INT; exec {tag}\" &"
+
+
 def test_a_failed_build_says_why(fake_env, tmp_path):
     folder = version_with_build(tmp_path, ["sh", "-c", "echo no compiler here >&2; exit 1"])
     done = ab(fake_env, "--b", f"dir:{folder}", "--trials", "6")
@@ -145,7 +153,7 @@ def test_a_failed_build_says_why(fake_env, tmp_path):
 
 def test_a_hanging_build_meets_its_time_limit_and_leaves_nothing(fake_env, tmp_path):
     tag = f"sleep 300.{os.getpid()}1"
-    folder = version_with_build(tmp_path, ["sh", "-c", f"{tag} & {tag}"])
+    folder = version_with_build(tmp_path, ["sh", "-c", f"{daemonizing(tag)} {tag}"])
     env = {**fake_env, "CONCBENCH_BUILD_TIMEOUT": "2", "TMPDIR": str(tmp_path)}
     done = ab(env, "--b", f"dir:{folder}", "--trials", "6")
     assert_one_line_error(done, "took longer than 2 s (CONCBENCH_BUILD_TIMEOUT)")
@@ -156,7 +164,7 @@ def test_a_hanging_build_meets_its_time_limit_and_leaves_nothing(fake_env, tmp_p
 def test_a_build_stopped_by_a_signal_is_ended_and_cleaned_up(fake_env, tmp_path, signum):
     tag = f"sleep 300.{os.getpid()}{signum}"
     started = tmp_path / "started"
-    folder = version_with_build(tmp_path, ["sh", "-c", f'touch "$0"; {tag} & {tag}', str(started)])
+    folder = version_with_build(tmp_path, ["sh", "-c", f'{daemonizing(tag)} touch "$0"; {tag}', str(started)])
     env = {**fake_env, "TMPDIR": str(tmp_path), "FAKE_WALL_NS": "5000000"}
     argv = [sys.executable, "-m", "concbench", "ab", "-w", "triangle", "-m", "sleeper", "--b", f"dir:{folder}"]
     with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as harness:
@@ -176,18 +184,73 @@ def test_a_build_stopped_by_a_signal_is_ended_and_cleaned_up(fake_env, tmp_path,
     assert build_processes(tag) == [] and not list(tmp_path.glob("concbench-ab-*"))
 
 
-def test_a_git_revision_with_an_absolute_link_under_runtimes_is_refused(tmp_path, monkeypatch):
+@pytest.mark.parametrize("given", ["0", "86401", "2147484", "1e-300", "5.5", "-5", " 5", "+5", "1_000", "\u0665"])
+def test_a_build_timeout_is_a_whole_number_of_seconds_up_to_a_day(fake_env, tmp_path, given):
+    folder = version_with_build(tmp_path, ["true"])
+    done = ab({**fake_env, "CONCBENCH_BUILD_TIMEOUT": given}, "--b", f"dir:{folder}", "--trials", "6")
+    assert_one_line_error(
+        done, f"CONCBENCH_BUILD_TIMEOUT {given!r}: expected a whole number of seconds from 1 to 86400"
+    )
+
+
+def revision(tmp_path, monkeypatch, runtimes: dict[str, int | str]):
+    """A repository of its own as the project, whose HEAD holds these files
+    under runtimes/: a size makes a file of that many zeros (sparse), a
+    string a link to it."""
     repo = tmp_path / "repo"
-    (repo / "runtimes" / "mine").mkdir(parents=True)
-    (repo / "runtimes" / "mine" / "passwd").symlink_to("/etc/passwd")
+    for name, made in runtimes.items():
+        path = repo / "runtimes" / "mine" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(made, str):
+            path.symlink_to(made)
+        else:
+            with path.open("wb") as file:
+                file.truncate(made)
     git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "a link out"], check=True)
+    subprocess.run([*git, "commit", "-qm", "runtimes"], check=True)
     monkeypatch.setattr(paths, "PROJECT", repo)
     monkeypatch.setenv("CONCBENCH_BUILTINS", "off")
-    with versions.Checkouts() as checkouts, pytest.raises(UserError, match="--b 'git:HEAD'.*cannot be unpacked"):
-        checkouts.runtimes(versions.parse("b", "git:HEAD", ()))
+
+
+def unpacked_refused(match: str) -> list[tuple[str, int]]:
+    """Unpack git:HEAD as --b, which must be refused so; the files it wrote, and their sizes."""
+    with versions.Checkouts() as checkouts:
+        with pytest.raises(UserError, match=match):
+            checkouts.runtimes(versions.parse("b", "git:HEAD", ()))
+        written = Path(checkouts._folder.name)
+        return sorted((p.name, p.stat().st_size) for p in written.rglob("*") if p.is_file())
+
+
+def git_children() -> list[str]:
+    """This process's children that are git (a refused archive's, had it been left)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            comm, fields = stat.read_text().rsplit(")", 1)
+            if int(fields.split()[1]) == os.getpid() and comm.endswith("(git"):
+                found.append(stat.parent.name)
+    return found
+
+
+def test_a_git_revision_with_an_absolute_link_under_runtimes_is_refused(tmp_path, monkeypatch):
+    revision(tmp_path, monkeypatch, {"passwd": "/etc/passwd"})
+    unpacked_refused("--b 'git:HEAD'.*cannot be unpacked")
+
+
+def test_a_git_revision_with_a_file_over_the_bound_is_refused_before_it_is_written(tmp_path, monkeypatch):
+    revision(tmp_path, monkeypatch, {"big": 2**20, "small": 10})
+    monkeypatch.setattr(versions, "FILE_MOST", 1000)
+    written = unpacked_refused("--b 'git:HEAD': runtimes/mine/big holds 1048576 bytes, more than the .* MiB")
+    assert ("big", 2**20) not in written and git_children() == []
+
+
+def test_a_git_revision_over_the_total_bound_is_refused_before_it_is_written(tmp_path, monkeypatch):
+    revision(tmp_path, monkeypatch, {"one": 600, "two": 600})
+    monkeypatch.setattr(versions, "TOTAL_MOST", 1000)
+    written = unpacked_refused("--b 'git:HEAD': runtimes/ holds more than .* MiB, runtimes/mine/two past it")
+    assert written == [("one", 600)] and git_children() == []
 
 
 def test_an_interrupted_ab_run_says_how_to_start_it_again(fake_env):

@@ -57,14 +57,21 @@ def clean() -> list[str]:
     return [f"{n} {one if n == 1 else many}" for n, one, many in found if n]
 
 
+def end_own() -> int:
+    """Kill what this harness started that still runs, however it left its
+    process group (setsid): only between trials, such as after a build, when
+    nothing of its own should be running. How many it killed."""
+    return _kill_processes({mark()})
+
+
 def _mark_in(name: str) -> str:
     """The harness's mark in a scratch directory's or cgroup's name."""
     return name.removeprefix(SCRATCH_PREFIX).removeprefix(AB_PREFIX).rsplit("-", 1)[0]
 
 
 def _kill_processes(dead: set[str]) -> int:
-    """This user's processes that carry a dead harness's mark, but never this
-    process or those it runs under (a concbench started inside a trial)."""
+    """This user's processes that carry one of these harnesses' marks, but
+    never this process or those it runs under (a concbench started inside a trial)."""
     if not dead:
         return 0
     spared = _ancestry()

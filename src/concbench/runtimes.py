@@ -24,20 +24,22 @@ PROBE_TIMEOUT = 30
 # make's own line on a failed recipe ("make: *** [Makefile:14: detect] Error 1"),
 # which would hide the recipe's reason printed above it.
 MAKE_FAILED = re.compile(r"make(\[\d+\])?: \*\*\* ")
-BUILD_TIMEOUT_DEFAULT = 1800.0  # seconds: a cold build of the slowest kit takes minutes, not half an hour
+BUILD_TIMEOUT_DEFAULT = 1800  # seconds: a cold build of the slowest kit takes minutes, not half an hour
+BUILD_TIMEOUT_MAX = 86400  # a day; poll() takes no more than about 24 days
 
 
-def build_timeout() -> float:
+def build_timeout() -> int:
     """A build's time limit: CONCBENCH_BUILD_TIMEOUT seconds, else the default,
-    so that a hanging build cannot hold the machine's turn for ever."""
+    so that a hanging build cannot hold the machine's turn for ever. Plain
+    ASCII digits only: int() would take ' 5', '+5', '1_000' and other scripts' digits."""
     given = os.environ.get("CONCBENCH_BUILD_TIMEOUT", "")
-    try:
-        limit = float(given) if given else BUILD_TIMEOUT_DEFAULT
-    except ValueError:
-        limit = 0.0
-    if not 0 < limit < float("inf"):
-        raise UserError(f"CONCBENCH_BUILD_TIMEOUT {given!r}: expected a positive number of seconds")
-    return limit
+    if not given:
+        return BUILD_TIMEOUT_DEFAULT
+    if not (given.isascii() and given.isdigit() and 1 <= int(given) <= BUILD_TIMEOUT_MAX):
+        raise UserError(
+            f"CONCBENCH_BUILD_TIMEOUT {given!r}: expected a whole number of seconds from 1 to {BUILD_TIMEOUT_MAX} (a day)"
+        )
+    return int(given)
 
 
 PROBE_SAYS = 200  # characters of a failed probe's last line kept in the reason
@@ -298,11 +300,19 @@ class Runtime:
         return self.expand(self.manifest.command, options)
 
 
-def _in_own_group(argv: list[str], timeout: float) -> tuple[int, str]:
+def _in_own_group(argv: list[str], timeout: int) -> tuple[int, str]:
     """A command's exit code and output (stderr, else stdout), run in a
     process group of its own that is killed whole when it overruns or the
     harness is stopped (Ctrl-C, SIGTERM), so that no child of it lives on;
-    the harness's mark lets the orphan cleaner find it if the harness is killed."""
+    the harness's mark finds what left the group (setsid), killed as the build
+    ends however it ends, and lets the orphan cleaner find it if the harness is killed."""
+    try:
+        return _run_in_own_group(argv, timeout)
+    finally:
+        orphans.end_own()  # builds run before any trial: nothing marked is a trial's
+
+
+def _run_in_own_group(argv: list[str], timeout: int) -> tuple[int, str]:
     with subprocess.Popen(
         argv,
         stdout=subprocess.PIPE,

@@ -4,7 +4,6 @@ revision of this checkout, each with runtime options of its own (-o yjit
 against none). Where both sides would have the same rows, each side's
 runtimes carry its letter (c@a, c@b), so that one run holds both."""
 
-import io
 import subprocess
 import tarfile
 import tempfile
@@ -15,6 +14,10 @@ from . import orphans, paths, runtimes
 from .errors import UserError
 
 CURRENT = "current"
+# What a git revision's runtimes/ may unpack to: a kit's sources are
+# kilobytes; a commit could hold a file of any size, written under /tmp.
+FILE_MOST = 64 * 2**20
+TOTAL_MOST = 512 * 2**20
 
 
 @dataclass(frozen=True)
@@ -84,30 +87,71 @@ class Checkouts:
         return f"this checkout{options}"
 
     def _unpack(self, version: Version) -> Path:
+        """runtimes/ of the revision, streamed from git archive and checked
+        member by member before it is written: no copy held in memory."""
         into = Path(self._folder.name) / version.letter
-        archive = _git("archive", "--format=tar", _commit(version.where), "runtimes", text=False)
-        try:
-            with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-                tar.extractall(into, filter="data")
-        except tarfile.FilterError as e:  # a link out of the folder, an absolute path
-            raise UserError(
-                f"--{version.letter} {version.given!r}: runtimes/ holds what cannot be unpacked: {e}"
-            ) from None
+        argv = _git_argv("archive", "--format=tar", _commit(version.where), "runtimes")
+        with (
+            tempfile.TemporaryFile() as said,
+            subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=said, stdin=subprocess.DEVNULL) as git,
+        ):
+            try:
+                with tarfile.open(fileobj=git.stdout, mode="r|") as tar:
+                    tar.extractall(into, members=_bounded(tar, version), filter="data")
+            except tarfile.FilterError as e:  # a link out of the folder, an absolute path
+                raise UserError(
+                    f"--{version.letter} {version.given!r}: runtimes/ holds what cannot be unpacked: {e}"
+                ) from None
+            except tarfile.ReadError as e:  # git failed, leaving an empty or cut stream
+                said.seek(0)
+                raise _failed(argv, said.read() or str(e).encode()) from None
+            finally:
+                git.kill()  # a refused archive's git is still writing; a read one's has exited
         return into / "runtimes"
+
+
+def _bounded(tar: tarfile.TarFile, version: Version):
+    """The archive's members, refused before the first too large to write."""
+    total = 0
+    for member in tar:
+        total += member.size
+        if member.size > FILE_MOST:
+            raise UserError(
+                f"--{version.letter} {version.given!r}: {member.name} holds {member.size} bytes, "
+                f"more than the {_mib(FILE_MOST)} a file of runtimes/ may"
+            )
+        if total > TOTAL_MOST:
+            raise UserError(
+                f"--{version.letter} {version.given!r}: runtimes/ holds more than {_mib(TOTAL_MOST)}, "
+                f"{member.name} past it"
+            )
+        yield member
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:g} MiB"
 
 
 def _commit(revision: str) -> str:
     return _git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").strip()
 
 
-def _git(*args: str, text: bool = True):
+def _git(*args: str) -> str:
+    argv = _git_argv(*args)
     try:
-        done = subprocess.run(
-            ["git", "-C", str(paths.PROJECT), *args], capture_output=True, text=text, stdin=subprocess.DEVNULL
-        )
+        done = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL)
     except OSError as e:
         raise UserError(f"git: {e}") from None
     if done.returncode != 0:
-        said = done.stderr if text else done.stderr.decode(errors="replace")
-        raise UserError(f"git {args[0]} {args[-1]!r} failed: {said.strip() or 'no such revision'}")
-    return done.stdout
+        raise _failed(argv, done.stderr)
+    return done.stdout.decode(errors="replace")
+
+
+def _git_argv(*args: str) -> list[str]:
+    return ["git", "-C", str(paths.PROJECT), *args]
+
+
+def _failed(argv: list[str], said: bytes) -> UserError:
+    return UserError(
+        f"git {argv[3]} {argv[-1]!r} failed: {said.decode(errors='replace').strip() or 'no such revision'}"
+    )
