@@ -6,7 +6,7 @@ import shutil
 import subprocess
 
 from .errors import UserError
-from .runtimes import Runtime
+from .runtimes import Runtime, last_said
 
 # The harness builds its trial spawner and load generator with the C compiler.
 HARNESS_PACKAGES = ["gcc", "libc6-dev"]
@@ -68,6 +68,5 @@ def _run(argv: list[str]) -> str:
     except OSError as e:
         raise UserError(f"{' '.join(argv[:3])}: {e.strerror}") from None
     if done.returncode != 0:
-        last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-        raise UserError(f"{' '.join(argv[:3])} failed: {last[0]}")
+        raise UserError(f"{' '.join(argv[:3])} failed: {last_said(done.stderr or done.stdout) or 'no output'}")
     return done.stdout
