@@ -2,7 +2,7 @@ import time
 
 import pytest
 
-from concbench import expr
+from concbench import expr, series
 
 
 def test_arithmetic_over_names():
@@ -105,3 +105,8 @@ def test_a_value_or_a_function_call_too_costly_is_refused_before_it_is_computed(
 def test_a_refusal_quotes_a_long_source_shortened():
     message = refused_quickly(expr.ExpressionError, "a" + " * a" * 60, {"a": 1})
     assert message == repr(("a" + " * a" * 60)[: expr.QUOTED]) + "...: nested more than 50 levels deep"
+
+
+@pytest.mark.parametrize("count", [0, 1, 9, 10, 11, 99, 100, 101, 12_345])
+def test_decimal_digits_below_counts_the_digits_of_every_number_below(count):
+    assert series.decimal_digits_below(count) == sum(len(str(i)) for i in range(count))

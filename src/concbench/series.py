@@ -19,6 +19,20 @@ def squares_mod_sum(count: int, modulus: int) -> int:
     return whole * sum(period) + sum(period[:rest])
 
 
+def decimal_digits_below(count: int) -> int:
+    """The decimal digits of 0, 1, ..., count-1 written one after another
+    (mutex-cpu's subjects end in their iteration's number): each length's
+    numbers are counted as a block, so the cost is the count's digits."""
+    if count < 0:
+        raise ValueError(f"decimal_digits_below({count}): a count of at least 0")
+    total, low, digits = 0, 0, 1
+    while low < count:
+        high = min(count, 10**digits)
+        total += (high - low) * digits
+        low, digits = high, digits + 1
+    return total
+
+
 def bisection_candidates(count: int, lo: int, hi: int, limit: int) -> int:
     """How many candidates map-shrink's bisection evaluates: the first of
     `count` LCG draws in [lo, hi] above `limit` is shrunk between 0 (passes)

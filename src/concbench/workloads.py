@@ -27,6 +27,7 @@ FUNCTIONS: expr.Functions = {
     "lcg_sum": lcg.lcg_sum,
     "lcg_first_above": lcg.lcg_first_above,
     "squares_mod_sum": series.squares_mod_sum,
+    "decimal_digits_below": series.decimal_digits_below,
     "bisection_candidates": series.bisection_candidates,
 }
 
