@@ -52,22 +52,25 @@ module Workloads
     # flock on its file. `workers` forked units per file each open it (flock
     # excludes other open file descriptions, not an inherited one) and,
     # `iterations` times, lock it, run the critical section (the block,
-    # given the open file), unlock; a lock that LOCK_NB finds held counts as
-    # contended before the blocking flock. Each worker reports its count
-    # through a pipe; returns their sum, once every worker has been reaped.
-    def self.flock_workers(paths, workers, iterations, mode)
+    # given the open file and what `before_lock`, if given, made of the
+    # iteration's index before the lock), unlock; a lock that LOCK_NB finds
+    # held counts as contended before the blocking flock. Each worker reports
+    # its count through a pipe; returns their sum, once every worker has
+    # been reaped.
+    def self.flock_workers(paths, workers, iterations, mode, before_lock: nil)
       results, report = IO.pipe
       pids = paths.flat_map do |path|
         Array.new(workers) do
           Kit.fork do
             File.open(path, mode) do |file|
               waited = 0
-              iterations.times do
+              iterations.times do |i|
+                input = before_lock&.call(i)
                 unless file.flock(File::LOCK_EX | File::LOCK_NB)
                   waited += 1
                   file.flock(File::LOCK_EX)
                 end
-                yield file
+                yield file, input
                 file.flock(File::LOCK_UN)
               end
               report.write([waited].pack("Q<"))

@@ -1,15 +1,18 @@
 require_relative "../lib/locks"
 
 module Workloads
-  # Per group one lock and one counter; each of `workers` units, `iterations`
-  # times: lock, read the counter, match PATTERN against TEXT, write back the
-  # counter read plus the length of the capture (597), unlock. PATTERN is a
-  # regexp literal: compiled once, when this file is loaded, nothing per run.
+  # Per group one lock and one counter; each of `workers` units, in its
+  # iteration i of `iterations`: make the subject, PREFIX followed by i (a
+  # new string each time, so that no engine answers from an earlier match),
+  # lock, read the counter, match PATTERN against the subject, write back the
+  # counter read plus the length of the capture (597 plus i's digits),
+  # unlock. PATTERN is a regexp literal: compiled once, when this file is
+  # loaded, nothing per run.
   # `contended` counts the acquisitions that found the lock held: a failed
   # try_lock (flock with LOCK_NB for processes) before the blocking lock,
   # counted by each unit in a local of its own and summed after the run.
   module MutexCpu
-    TEXT = ("foobar" * 100).freeze
+    PREFIX = ("foobar" * 100).freeze
     PATTERN = /foo(.+)$/
     Group = Struct.new(:mutex, :counter)
 
@@ -70,9 +73,9 @@ module Workloads
       locks = Array.new(groups) { |i| File.join(Kit.scratch, "mutex-cpu-#{i}.lock") }
       locks.each { |path| File.binwrite(path, [0].pack("Q<")) }
       contended = yield proc {
-        Locks.flock_workers(locks, workers, iterations, File::RDWR) do |lock|
+        Locks.flock_workers(locks, workers, iterations, File::RDWR, before_lock: method(:subject)) do |lock, text|
           counter = lock.pread(8, 0).unpack1("Q<")
-          lock.pwrite([counter + capture_size].pack("Q<"), 0)
+          lock.pwrite([counter + capture_size(text)].pack("Q<"), 0)
         end
       }
       sum = locks.sum { |path| File.binread(path).unpack1("Q<") }
@@ -87,15 +90,18 @@ module Workloads
     def self.work(group, iterations, locks = Locks)
       mutex = group.mutex
       waited = 0
-      iterations.times do
+      iterations.times do |i|
+        text = subject(i)
         waited += locks.hold(mutex) do
           counter = group.counter
-          group.counter = counter + capture_size
+          group.counter = counter + capture_size(text)
         end
       end
       waited
     end
 
-    def self.capture_size = PATTERN.match(TEXT)[1].size
+    def self.subject(iteration) = "#{PREFIX}#{iteration}"
+
+    def self.capture_size(subject) = PATTERN.match(subject)[1].size
   end
 end
