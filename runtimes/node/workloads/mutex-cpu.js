@@ -1,8 +1,10 @@
 // Mutex - CPU-bound (workloads/mutex-cpu.toml): each group has a mutex and a
-// counter; each of its `workers` units, `iterations` times: lock, read the
-// counter, match /foo(.+)$/ against "foobar" x 100, write back the counter
-// read plus the capture's length (597), unlock. The pattern is compiled
-// before the timing.
+// counter; each of its `workers` units, in its iteration i of `iterations`:
+// make the subject, "foobar" x 100 followed by i (a new string each time:
+// JavaScriptCore answered a constant subject's match from a cache), lock,
+// read the counter, match /foo(.+)$/ against the subject, write back the
+// counter read plus the capture's length (597 plus i's digits), unlock. The
+// pattern is compiled before the timing.
 "use strict";
 
 const { Mutex } = require("../lib/async.js");
@@ -10,9 +12,9 @@ const { SharedLock } = require("../lib/shared.js");
 const { startWorker } = require("../lib/workers.js");
 
 const PATTERN = /foo(.+)$/;
-const SUBJECT = "foobar".repeat(100);
+const PREFIX = "foobar".repeat(100);
 
-const captured = () => PATTERN.exec(SUBJECT)[1].length;
+const captured = (subject) => PATTERN.exec(subject)[1].length;
 
 /** Async functions and an async mutex (lib/async.js). The critical section
  *  has no await: a worker that holds the lock runs to its unlock, and on to
@@ -24,12 +26,13 @@ async function promise(run) {
     units.start();
     let contended = 0;
     for (let i = 0; i < iterations; i++) {
+      const subject = `${PREFIX}${i}`;
       if (!group.mutex.tryLock()) {
         contended++;
         await group.mutex.lock();
       }
       const counter = group.counter;
-      group.counter = counter + captured();
+      group.counter = counter + captured(subject);
       group.mutex.unlock();
     }
     units.finish();
@@ -46,12 +49,13 @@ function lockedWork({ lock, counter, iterations }) {
   const mutex = new SharedLock(lock);
   let contended = 0;
   for (let i = 0; i < iterations; i++) {
+    const subject = `${PREFIX}${i}`;
     if (!mutex.tryLock()) {
       contended++;
       mutex.lock();
     }
     const value = counter[0];
-    counter[0] = value + captured();
+    counter[0] = value + captured(subject);
     mutex.unlock();
   }
   return contended;
