@@ -1,7 +1,9 @@
 // Mutex, CPU-bound (workloads/mutex-cpu.toml): per group one lock and one
-// counter; each of `workers` units, `iterations` times, locks, reads the
-// group's counter, matches /foo(.+)$/ against "foobar" * 100, writes back
-// the counter read plus the capture's length (597) and unlocks.
+// counter; each of `workers` units, in its iteration i of `iterations`,
+// makes the subject, "foobar" * 100 followed by i (a new string each time,
+// so that no engine answers from an earlier match), locks, reads the group's
+// counter, matches /foo(.+)$/ against the subject, writes back the counter
+// read plus the capture's length (597 plus i's digits) and unlocks.
 package concbench.workloads;
 
 import concbench.kit.Mechanism;
@@ -24,7 +26,7 @@ import java.util.stream.Stream;
  */
 final class MutexCpu implements Workload {
   private static final Pattern PATTERN = Pattern.compile("foo(.+)$");
-  private static final String SUBJECT = "foobar".repeat(100);
+  private static final String PREFIX = "foobar".repeat(100);
 
   @Override
   public Map<String, Mechanism> mechanisms() {
@@ -49,7 +51,8 @@ final class MutexCpu implements Workload {
                 groups * workers,
                 w -> {
                   for (long i = 0; i < iterations; i++) {
-                    matchLocked(gs[w / workers], contended[w]);
+                    String subject = PREFIX + i;
+                    matchLocked(gs[w / workers], subject, contended[w]);
                   }
                 }));
     long sum = 0;
@@ -60,11 +63,11 @@ final class MutexCpu implements Workload {
     run.evidence("contended", Waits.total(contended));
   }
 
-  private static void matchLocked(Group group, Waits contended) {
+  private static void matchLocked(Group group, String subject, Waits contended) {
     contended.lock(group.lock);
     try {
       long seen = group.counter;
-      Matcher capture = PATTERN.matcher(SUBJECT);
+      Matcher capture = PATTERN.matcher(subject);
       if (!capture.find()) {
         throw new IllegalStateException("the pattern did not match");
       }

@@ -1,7 +1,9 @@
 // Mutex, CPU-bound (workloads/mutex-cpu.toml): per group one mutex and one
-// counter; each of `workers` units, `iterations` times, locks, reads the
-// group's counter, matches /foo(.+)$/ against "foobar" * 100, writes back
-// the counter read plus the capture's length (597) and unlocks.
+// counter; each of `workers` units, in its iteration i of `iterations`,
+// makes the subject, "foobar" * 100 followed by i (a new string each time,
+// so that no engine answers from an earlier match), locks, reads the group's
+// counter, matches /foo(.+)$/ against the subject, writes back the counter
+// read plus the capture's length (597 plus i's digits) and unlocks.
 package concbench.workloads
 
 import concbench.coroutines.Waits
@@ -35,11 +37,12 @@ class MutexCpu : Workload {
         run.timedOnDefault {
             launchUnits(run.units(), groups * workers) { w ->
                 val group = gs[w / workers]
-                repeat(iterations.toInt()) {
+                repeat(iterations.toInt()) { i ->
+                    val subject = "$PREFIX$i"
                     contended[w].lock(group.mutex)
                     try {
                         val seen = group.counter
-                        val capture = PATTERN.find(SUBJECT) ?: error("the pattern did not match")
+                        val capture = PATTERN.find(subject) ?: error("the pattern did not match")
                         group.counter = seen + capture.groups[1]!!.value.length
                     } finally {
                         group.mutex.unlock()
@@ -53,6 +56,6 @@ class MutexCpu : Workload {
 
     private companion object {
         val PATTERN = Regex("foo(.+)$")
-        val SUBJECT = "foobar".repeat(100)
+        val PREFIX = "foobar".repeat(100)
     }
 }
