@@ -30,22 +30,40 @@ defmodule Concbench.Lock do
           non_neg_integer()
         when datum: term()
   def contend(run, groups, iterations, critical) do
+    contend(run, groups, iterations, fn _ -> nil end, fn datum, nil -> critical.(datum) end)
+  end
+
+  @doc """
+  As `contend/4`, but in its iteration i (from 0) a Task first makes
+  `input = before.(i)`, without the lock, and then enters
+  `critical.(datum, input)` under it.
+  """
+  @spec contend(
+          :concbench_kit.run(),
+          [{pid(), datum}],
+          pos_integer(),
+          (non_neg_integer() -> input),
+          (datum, input -> term())
+        ) :: non_neg_integer()
+        when datum: term(), input: term()
+  def contend(run, groups, iterations, before, critical) do
     workers = :concbench_kit.param(run, :workers)
 
     for {lock, datum} <- groups, _ <- 1..workers do
-      Task.async(Kit.unit(run, fn -> work(lock, datum, critical, iterations, 0) end))
+      Task.async(Kit.unit(run, fn -> work(lock, datum, {before, critical}, 0, iterations, 0) end))
     end
     |> Task.await_many(:infinity)
     |> Enum.sum()
   end
 
-  defp work(_lock, _datum, _critical, 0, contended), do: contended
+  defp work(_lock, _datum, _steps, iterations, iterations, contended), do: contended
 
-  defp work(lock, datum, critical, iterations, contended) do
+  defp work(lock, datum, {before, critical} = steps, i, iterations, contended) do
+    input = before.(i)
     waited = GenServer.call(lock, :acquire, :infinity)
-    critical.(datum)
+    critical.(datum, input)
     GenServer.cast(lock, :release)
-    work(lock, datum, critical, iterations - 1, contended + if(waited, do: 1, else: 0))
+    work(lock, datum, steps, i + 1, iterations, contended + if(waited, do: 1, else: 0))
   end
 
   # The state: :free, or the waiting callers, oldest first, while held.

@@ -1,7 +1,9 @@
 # Mutex, CPU-bound (workloads/mutex-cpu.toml): per group one mutex and one
-# counter; each of `workers` units, `iterations` times, locks, reads the
-# group's counter, matches /foo(.+)$/ against "foobar" * 100, writes back the
-# counter read plus the capture's length (597) and unlocks.
+# counter; each of `workers` units, in its iteration i of `iterations`, makes
+# the subject, "foobar" * 100 followed by i (a new binary each time, so that
+# no engine answers from an earlier match), locks, reads the group's counter,
+# matches /foo(.+)$/ against the subject, writes back the counter read plus
+# the capture's length (597 plus i's digits) and unlocks.
 defmodule :concbench_mutex_cpu do
   @doc """
   The lock is a GenServer (Concbench.Lock), the units Tasks, the counter a
@@ -12,13 +14,16 @@ defmodule :concbench_mutex_cpu do
   @spec genserver(:concbench_kit.run()) :: map()
   def genserver(run) do
     pattern = ~r/foo(.+)$/
-    subject = String.duplicate("foobar", 100)
+    iterations = :concbench_kit.param(run, :iterations)
+    prefix = String.duplicate("foobar", 100)
 
     counters =
       for _ <- 1..:concbench_kit.param(run, :groups),
           do: {Concbench.Lock.new(), :atomics.new(1, [])}
 
-    critical = fn counter ->
+    subject_of = fn i -> prefix <> Integer.to_string(i) end
+
+    critical = fn counter, subject ->
       read = :atomics.get(counter, 1)
       [capture] = Regex.run(pattern, subject, capture: :all_but_first)
       :atomics.put(counter, 1, read + byte_size(capture))
@@ -26,7 +31,7 @@ defmodule :concbench_mutex_cpu do
 
     {contended, span} =
       :concbench_kit.timed(fn ->
-        Concbench.Lock.contend(run, counters, :concbench_kit.param(run, :iterations), critical)
+        Concbench.Lock.contend(run, counters, iterations, subject_of, critical)
       end)
 
     Enum.each(counters, fn {lock, _} -> Concbench.Lock.stop(lock) end)

@@ -7,7 +7,7 @@
 %% itself saw it.
 -module(concbench_lock).
 
--export([new/0, stop/1, contend/4]).
+-export([new/0, stop/1, contend/4, contend/5]).
 
 -export_type([lock/0]).
 
@@ -28,22 +28,32 @@ stop(Lock) ->
 %% found the lock held.
 -spec contend(concbench_kit:run(), [{lock(), Datum}], pos_integer(), fun((Datum) -> term())) -> non_neg_integer().
 contend(Run, Groups, Iterations, Critical) ->
+    contend(Run, Groups, Iterations, fun(_) -> none end, fun(Datum, none) -> Critical(Datum) end).
+
+%% As contend/4, but in its iteration I (from 0) a unit first makes
+%% Input = Before(I), without the lock, and then enters
+%% Critical(Datum, Input) under it.
+-spec contend(
+    concbench_kit:run(), [{lock(), Datum}], pos_integer(), fun((non_neg_integer()) -> Input), fun((Datum, Input) -> term())
+) -> non_neg_integer().
+contend(Run, Groups, Iterations, Before, Critical) ->
     Workers = concbench_kit:param(Run, workers),
     [
-        concbench_kit:spawn_unit(Run, fun() -> work(Lock, Datum, Critical, Iterations, 0) end)
+        concbench_kit:spawn_unit(Run, fun() -> work(Lock, Datum, {Before, Critical}, 0, Iterations, 0) end)
      || {Lock, Datum} <- Groups, _ <- lists:seq(1, Workers)
     ],
     concbench_kit:await_units(length(Groups) * Workers, fun erlang:'+'/2, 0).
 
-work(_Lock, _Datum, _Critical, 0, Contended) ->
+work(_Lock, _Datum, _Steps, Iterations, Iterations, Contended) ->
     Contended;
-work(Lock, Datum, Critical, Iterations, Contended) ->
+work(Lock, Datum, {Before, Critical} = Steps, I, Iterations, Contended) ->
+    Input = Before(I),
     Lock ! {acquire, self()},
     receive
         {granted, Lock, Waited} ->
-            Critical(Datum),
+            Critical(Datum, Input),
             Lock ! release,
-            work(Lock, Datum, Critical, Iterations - 1, Contended + count(Waited))
+            work(Lock, Datum, Steps, I + 1, Iterations, Contended + count(Waited))
     end.
 
 count(true) -> 1;

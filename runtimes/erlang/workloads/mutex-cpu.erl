@@ -1,7 +1,9 @@
 %% Mutex, CPU-bound (workloads/mutex-cpu.toml): per group one mutex and one
-%% counter; each of `workers` units, `iterations` times, locks, reads the
-%% group's counter, matches /foo(.+)$/ against "foobar" * 100, writes back
-%% the counter read plus the capture's length (597) and unlocks.
+%% counter; each of `workers` units, in its iteration I of `iterations`,
+%% makes the subject, "foobar" * 100 followed by I (a new binary each time,
+%% so that no engine answers from an earlier match), locks, reads the
+%% group's counter, matches /foo(.+)$/ against the subject, writes back the
+%% counter read plus the capture's length (597 plus I's digits) and unlocks.
 -module(concbench_mutex_cpu).
 
 -export([process/1]).
@@ -16,15 +18,16 @@ process(Run) ->
     Groups = concbench_kit:param(Run, groups),
     Iterations = concbench_kit:param(Run, iterations),
     {ok, Pattern} = re:compile(<<"foo(.+)$">>),
-    Subject = binary:copy(<<"foobar">>, 100),
+    Prefix = binary:copy(<<"foobar">>, 100),
     Counters = [{concbench_lock:new(), atomics:new(1, [])} || _ <- lists:seq(1, Groups)],
-    Critical = fun(Counter) ->
+    SubjectOf = fun(I) -> <<Prefix/binary, (integer_to_binary(I))/binary>> end,
+    Critical = fun(Counter, Subject) ->
         Read = atomics:get(Counter, 1),
         {match, [Capture]} = re:run(Subject, Pattern, [{capture, all_but_first, binary}]),
         atomics:put(Counter, 1, Read + byte_size(Capture))
     end,
     {Contended, Span} = concbench_kit:timed(fun() ->
-        concbench_lock:contend(Run, Counters, Iterations, Critical)
+        concbench_lock:contend(Run, Counters, Iterations, SubjectOf, Critical)
     end),
     [concbench_lock:stop(Lock) || {Lock, _} <- Counters],
     Sum = lists:sum([atomics:get(Counter, 1) || {_, Counter} <- Counters]),
