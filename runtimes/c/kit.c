@@ -1,7 +1,7 @@
 /* The concbench C kit's protocol: reads one request (JSON) on stdin, runs
  * the mechanism warmup + runs times, prints one response line (JSON) on
  * stdout (docs/protocol.md). Its one argument, the runtime's option, is the
- * test hook --slowdown=PCT (stretch()). The API workloads use is in util.c,
+ * test hook --slowdown=PCT (clocks_stop()). The API workloads use is in util.c,
  * io_uring's helpers in uring.c; the registry of workloads is kit.h's; main()
  * is main.c's. The C++ kit (runtimes/cpp) links this file and util.c too,
  * compiled with its own registry and flags, and names itself in kit_main(). */
@@ -36,10 +36,12 @@ static const struct workload workloads[] = {
 #undef WORKLOAD
 };
 
-/* Clock readings at one end of a timed region. */
+/* Clock readings at one end of a timed region; at its stop, also how long
+ * the region had lasted before the test hook's spin. */
 struct clocks {
     struct timespec wall;
     struct rusage cpu;
+    int64_t unstretched_ns;
 };
 
 struct rate {
@@ -48,9 +50,17 @@ struct rate {
     struct clocks start;   /* recorded by rate_start() */
     bool started;
     int64_t deadline;      /* ns on the monotonic clock */
-    struct timespec now;   /* where the current batch started */
     int64_t steps;         /* batches run */
 };
+
+static int64_t ts_ns(struct timespec ts)
+{
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The test hook --slowdown=PCT (docs/protocol.md, "A known slowdown"): the
+ * percentage by which every run is stretched; 0 without the option. */
+static double slowdown;
 
 /* Around a timed region the wall clock is read innermost. A failing clock
  * leaves nothing to report: the trial ends. */
@@ -60,39 +70,31 @@ static void clocks_start(struct clocks *c)
         respond_error("getrusage/clock_gettime: %s", strerror(errno));
 }
 
-static void clocks_stop(struct clocks *c)
+/* Ends the timed region begun at `start`, every run's (a rate workload's
+ * whole loop, the wait for what is outstanding included): with the test
+ * hook, it busy-spins on the monotonic clock until the region has lasted
+ * (1 + slowdown/100) times what it had when this was called, whatever ran
+ * in it. Nothing of the run is left to overlap the spin, and its last
+ * reading is the region's end, so that nothing follows it inside the
+ * region. A spin rather than a sleep, which would overshoot by the timer's
+ * slack. */
+static void clocks_stop(struct clocks *c, struct timespec start)
 {
-    if (clock_gettime(CLOCK_MONOTONIC, &c->wall) < 0 || getrusage(RUSAGE_SELF, &c->cpu) < 0)
-        respond_error("getrusage/clock_gettime: %s", strerror(errno));
-}
-
-static int64_t ts_ns(struct timespec ts)
-{
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    if (clock_gettime(CLOCK_MONOTONIC, &c->wall) < 0)
+        respond_error("clock_gettime: %s", strerror(errno));
+    c->unstretched_ns = ts_ns(c->wall) - ts_ns(start);
+    if (slowdown > 0) {
+        int64_t until = ts_ns(start) + (int64_t)(c->unstretched_ns * (1 + slowdown / 100));
+        while (ts_ns(c->wall) < until)
+            clock_gettime(CLOCK_MONOTONIC, &c->wall);   /* cannot fail: it just worked */
+    }
+    if (getrusage(RUSAGE_SELF, &c->cpu) < 0)
+        respond_error("getrusage: %s", strerror(errno));
 }
 
 static int64_t tv_ns(struct timeval tv)
 {
     return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
-}
-
-/* The test hook --slowdown=PCT (docs/protocol.md, "A known slowdown"): the
- * percentage by which every run is stretched; 0 without the option. */
-static double slowdown;
-
-/* Busy-spins, reading the monotonic clock, until the time since `start` is
- * (1 + slowdown/100) times what it was on entry, so that the work timed from
- * `start` lasts exactly that share longer whatever the machine's speed. A
- * spin rather than a sleep, which would overshoot by the timer's slack. */
-static void stretch(struct timespec start)
-{
-    if (slowdown == 0)
-        return;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t until = ts_ns(start) + (int64_t)((ts_ns(now) - ts_ns(start)) * (1 + slowdown / 100));
-    while (ts_ns(now) < until)
-        clock_gettime(CLOCK_MONOTONIC, &now);
 }
 
 int rate_start(struct run *run)
@@ -105,7 +107,6 @@ int rate_start(struct run *run)
     r->started = true;
     clocks_start(&r->start);
     r->deadline = ts_ns(r->start.wall) + (int64_t)(r->seconds * 1e9);
-    r->now = r->start.wall;
     return 0;
 }
 
@@ -113,9 +114,9 @@ bool rate_next(struct run *run)
 {
     struct rate *r = run->rate;
     r->steps++;
-    stretch(r->now);   /* the batch's share of the slowdown: the rate falls */
-    clock_gettime(CLOCK_MONOTONIC, &r->now);   /* cannot fail: it worked in rate_start */
-    return ts_ns(r->now) < r->deadline;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);   /* cannot fail: it worked in rate_start */
+    return ts_ns(now) < r->deadline;
 }
 
 int run_rate(struct run *run, int (*step)(struct run *run, void *state), void *state)
@@ -193,6 +194,8 @@ static json_t *sample_new(struct run *run, bool warmup, const struct clocks *t0,
                                "units", (json_int_t)units_started(run),
                                "peak_live", (json_int_t)units_peak(run),
                                "result", result);
+    if (sample && slowdown > 0)
+        json_object_set_new(sample, "unstretched_ns", json_integer(t1->unstretched_ns));
     if (sample && run->nevidence > 0) {
         json_t *evidence = json_object();
         for (int i = 0; i < run->nevidence; i++)
@@ -233,8 +236,7 @@ static json_t *measure(const struct mechanism *m, struct run *run, bool warmup)
     prepare(m, run);
     clocks_start(&t0);
     int rc = m->run(run);
-    stretch(t0.wall);
-    clocks_stop(&t1);
+    clocks_stop(&t1, t0.wall);
     finish(m, run, rc);
     return sample_new(run, warmup, &t0, &t1);
 }
@@ -250,10 +252,12 @@ static json_t *measure_rate(const struct mechanism *m, struct run *run, bool war
     struct clocks t1;
     prepare(m, run);
     int rc = m->run(run);
-    clocks_stop(&t1);
-    finish(m, run, rc);
-    if (!rate.steps)
+    if (!rate.steps) {   /* no region to end: the clocks never started */
+        finish(m, run, rc);
         respond_error("the mechanism returned without running the rate loop (run_rate)");
+    }
+    clocks_stop(&t1, rate.start.wall);
+    finish(m, run, rc);
     json_t *sample = sample_new(run, warmup, &rate.start, &t1);
     json_object_set_new(sample, "ops", json_integer(rate.steps * rate.batch));
     return sample;

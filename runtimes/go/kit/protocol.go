@@ -156,34 +156,35 @@ func measure(mechanism Mechanism, req request) (map[string]any, error) {
 	runtime.GC()
 	start := now()
 	err := call(mechanism, run)
-	if run.timed == nil && run.rate == nil {
-		stretch(start.wall) // the whole call was the work
+	if run.rate != nil {
+		start = *run.rate
 	}
-	stop := now()
+	if run.timed == nil { // the whole call was the region, or the Rate loop to the return
+		run.timed = end(start)
+	}
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case req.Kind == "rate" && run.rate == nil:
+	if req.Kind == "rate" && run.rate == nil {
 		return nil, errors.New("a rate workload's mechanism must hand the kit its batches (Run.Rate)")
-	case run.rate != nil:
-		start = *run.rate
-	case run.timed != nil:
-		start, stop = run.timed.start, run.timed.stop
 	}
+	timed := run.timed
 	if live := run.units.live.Load(); live != 0 {
 		return nil, fmt.Errorf("%d units still alive after the run: a mechanism awaits every unit it starts", live)
 	}
 	answer := map[string]any{
-		"wall_ns":   max(stop.wall.Sub(start.wall).Nanoseconds(), 1),
-		"user_ns":   stop.user - start.user,
-		"sys_ns":    stop.sys - start.sys,
+		"wall_ns":   max(timed.stop.wall.Sub(timed.start.wall).Nanoseconds(), 1),
+		"user_ns":   timed.stop.user - timed.start.user,
+		"sys_ns":    timed.stop.sys - timed.start.sys,
 		"units":     run.units.started.Load(),
 		"peak_live": run.units.peak.Load(),
 		"result":    run.result,
 	}
 	if len(run.evidence) > 0 {
 		answer["evidence"] = run.evidence
+	}
+	if slowdown > 0 {
+		answer["unstretched_ns"] = timed.unstretched.Nanoseconds()
 	}
 	if run.rate != nil {
 		answer["ops"] = run.batches * run.Int("batch")

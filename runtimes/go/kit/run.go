@@ -53,7 +53,7 @@ type Run struct {
 	units    Units
 	result   map[string]int64
 	evidence map[string]*int64
-	timed    *span   // set by Timed
+	timed    *span   // set by Timed, else by the kit when the call returns
 	rate     *moment // set by Rate: where its clocks started
 	batches  int64   // run by Rate
 }
@@ -142,13 +142,10 @@ func (r *Run) Rate(batch func()) {
 	start := now()
 	r.rate = &start
 	deadline := start.wall.Add(time.Duration(r.Float("seconds") * float64(time.Second)))
-	begun := start.wall // where this batch starts
 	for {
 		batch()
 		r.batches++
-		stretch(begun) // the batch's share of the slowdown: the rate falls
-		begun = time.Now()
-		if !begun.Before(deadline) {
+		if !time.Now().Before(deadline) {
 			return
 		}
 	}
@@ -158,26 +155,12 @@ func (r *Run) Rate(batch func()) {
 func (r *Run) Timed(work func()) {
 	start := now()
 	work()
-	stretch(start.wall)
-	r.timed = &span{start, now()}
+	r.timed = end(start)
 }
 
 // slowdown is the test hook --slowdown=PCT (docs/protocol.md, "A known
 // slowdown"): the percentage by which every run is stretched; 0 without it.
 var slowdown float64
-
-// stretch busy-spins, reading the monotonic clock, until the time since start
-// is (1 + slowdown/100) times what it was when called, so that the work timed
-// from start lasts exactly that share longer whatever the machine's speed. A
-// spin rather than a sleep, which would overshoot by the timer's slack.
-func stretch(start time.Time) {
-	if slowdown == 0 {
-		return
-	}
-	until := start.Add(time.Duration(float64(time.Since(start)) * (1 + slowdown/100)))
-	for time.Now().Before(until) {
-	}
-}
 
 // A moment, by the monotonic clock and the process's CPU time.
 type moment struct {
@@ -185,12 +168,43 @@ type moment struct {
 	user, sys int64 // ns
 }
 
-type span struct{ start, stop moment }
+// A span is a timed region; unstretched is how long it had lasted before the
+// test hook's spin.
+type span struct {
+	start, stop moment
+	unstretched time.Duration
+}
 
+// now is a region's start: the wall clock is read innermost.
 func now() moment {
+	user, sys := cpuTimes()
+	return moment{time.Now(), user, sys}
+}
+
+// end ends the timed region begun at start, every run's (a rate workload's
+// whole loop, the wait for what is outstanding included). With the test
+// hook, it busy-spins on the monotonic clock until the region has lasted
+// (1 + slowdown/100) times what it had when end was called, whatever ran in
+// it: nothing of the run is left to overlap the spin, and the spin's last
+// reading is the region's end, so that nothing follows it inside the region.
+// A spin rather than a sleep, which would overshoot by the timer's slack.
+func end(start moment) *span {
+	wall := time.Now()
+	unstretched := wall.Sub(start.wall)
+	if slowdown > 0 {
+		until := start.wall.Add(time.Duration(float64(unstretched) * (1 + slowdown/100)))
+		for wall.Before(until) {
+			wall = time.Now()
+		}
+	}
+	user, sys := cpuTimes()
+	return &span{start, moment{wall, user, sys}, unstretched}
+}
+
+func cpuTimes() (user, sys int64) {
 	var usage syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err != nil {
 		panic(err)
 	}
-	return moment{time.Now(), usage.Utime.Nano(), usage.Stime.Nano()}
+	return usage.Utime.Nano(), usage.Stime.Nano()
 }
