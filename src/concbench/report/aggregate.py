@@ -9,6 +9,7 @@ from ..records import CellKey, Note, Skipped, TrialRecord
 from ..results import CellResult
 from ..stats import Summary
 from ..workloads import Workload
+from . import latency
 from .figures import units_text
 
 # A cell is marked where fewer than this share of its events went the
@@ -140,6 +141,9 @@ class Table:
         if cell.units and cell.units[-1] > 1 and cell.peaks and cell.peaks[-1] <= 1:
             found.append(Mark("serial", f"at most 1 of {units_text(cell.units)} units alive at once"))
         found += [Mark(o.mark, o.describe()) for o in self.observed(cell) if o.marked]
+        late = latency.late_text(cell) if self.served else ""
+        if late:
+            found.append(Mark(latency.LATE, late))
         if cell.unsteady:
             found.append(Mark("unsteady", self._unsteady(cell)))
         wide = "" if self.served else self._wide(cell)
