@@ -45,6 +45,35 @@ def test_a_rate_run_is_judged_by_the_time_an_operation_takes():
     assert Steady(group=1, most=30).runs(0, rated) == 5
 
 
+# A served trial: every run's wall time is the load's length, while the CPU
+# that serves it falls as a JIT compiles, then levels from its fifth run on.
+SERVED = [SimpleNamespace(wall_ns=3_000_000_000, user_ns=cpu - 100, sys_ns=100, ops=None) for cpu in JIT]
+
+
+def test_a_served_run_is_judged_by_its_cpu_time_where_its_wall_time_is_the_load():
+    assert Steady(group=1, most=30).runs(0, SERVED) == 3  # by wall time: steady from the first, which it is not
+    assert Steady(group=1, most=30, measure=warmup.CPU).runs(0, SERVED) == 7
+
+
+def test_a_served_workload_asks_for_the_cpu_rule_and_others_for_the_wall_clock():
+    _, served = warmup.asked(warmup.STEADY, 1, 1000, served=True)
+    _, fixed = warmup.asked(warmup.STEADY, 1, 1000)
+    assert served.request()["measure"] == "cpu" and fixed.request()["measure"] == "wall"
+
+
+def test_a_kit_that_judges_a_served_warm_up_by_its_wall_time_is_invalid():
+    warmups = [{**RUN, "warmup": True, "wall_ns": 10**9, "user_ns": cpu, "sys_ns": 0} for cpu in JIT]
+    steady = Steady(group=1, most=30, measure=warmup.CPU)
+    expect = Expectations(lambda ops: {"bytes": 6}, 0, 1, steady=steady)
+    by_cpu = answer(runs=warmups[:7] + [RUN])
+    by_wall = answer(runs=warmups[:3] + [RUN])
+    assert verdict(process(by_cpu), read(by_cpu), expect) == (Status.OK, "")
+    assert verdict(process(by_wall), read(by_wall), expect) == (
+        Status.INVALID,
+        "stopped warming up after 3 runs, before its runs were steady",
+    )
+
+
 def judge(walls, steady=Steady(group=1, most=30), timed=1, asked=1):
     stdout = answer(runs=[{**RUN, "warmup": True, "wall_ns": w} for w in walls] + [RUN] * timed)
     expect = Expectations(lambda ops: {"bytes": 6}, 0, asked, steady=steady)

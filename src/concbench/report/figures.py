@@ -138,7 +138,8 @@ LEGEND = (
     "Every trial is a fresh process; the runtime's kit measures its timed runs around the work only. "
     "Warm-up runs are measured and verified too, but never counted, and a trial that is not verified "
     "(INVALID, or any other failure) never enters a figure. A JIT's trials warm up until their last "
-    f"{warmup.WINDOW} warm-ups lie within {warmup.SPREAD:.0%} of each other, {warmup.MOST} at most; a row "
+    f"{warmup.WINDOW} warm-ups lie within {warmup.SPREAD:.0%} of each other (a served workload's by their CPU "
+    f"time, its wall time being the load's), {warmup.MOST} at most; a row "
     "is marked unsteady where a trial's last warm-ups still differed by more (its cap ended them).",
     "user, system, total, (real): medians in seconds over the timed runs of the verified trials; "
     "ratio: to the first row, the baseline, from neighbours: each trial's real time over that of the "
