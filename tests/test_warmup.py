@@ -10,6 +10,8 @@ from conftest import concbench
 from test_protocol import RUN, answer, process, read
 
 from concbench import calibration, runtimes, warmup
+from concbench.records import CellKey, Sample, TrialRecord
+from concbench.results import CellResult
 from concbench.status import Status
 from concbench.verify import Expectations, verdict
 from concbench.warmup import Steady
@@ -148,3 +150,16 @@ def test_each_kit_that_warms_until_steady_stops_where_the_rule_does(tmp_path, ro
         assert len(warmups) >= min(warmup.WINDOW, room)
     grouped = [run["repeat"] for t in trials if t["workload"] == "ring" for run in t["runs"] if run["warmup"]]
     assert max(grouped) > 1  # the calibrated trial's warm-ups were groups of runs
+
+
+def test_a_served_row_whose_warmups_cpu_was_still_falling_is_unsteady():
+    """bun/promise's echo at 10 connections, as the wall-time rule left it:
+    3 warm-ups of 10 s each, their CPU 2.79, 2.19 and 1.82 s."""
+    key = CellKey("echo", "bun", "promise", (("connections", 10), ("size", 64), ("rate", 10), ("duration_ms", 10)))
+    load = {"send_lag_ns": 0, "latency_ns": {"p99": 1}}
+    runs = tuple(
+        Sample(warm, 10**10, cpu * 10**6, 0, 10, {}, latency=load)
+        for warm, cpu in ((True, 2786), (True, 2190), (True, 1815), (False, 1713))
+    )
+    cell = CellResult(key, (TrialRecord(key, 0, Status.OK, "", {}, samples=runs),))
+    assert cell.unsteady == 1  # by wall time it was steady: 10 s each
