@@ -1,10 +1,13 @@
 """The evidence a row carries: its marks, what they say was observed, and how
 every format shows them."""
 
+import json
+
 from concbench import workloads
 from concbench.formatting import percent
-from concbench.records import CellKey, Note, Sample, TrialRecord
-from concbench.report import aggregate, terminal
+from concbench.records import CellKey, Note, RunInfo, Sample, TrialRecord
+from concbench.report import aggregate, export, html, markdown, terminal
+from concbench.report.run_report import RunReport
 from concbench.status import Status
 
 SPEC = workloads.load_all()["mutex-cpu"]
@@ -112,3 +115,41 @@ def test_a_row_whose_warmups_were_still_changing_when_they_ended_is_unsteady():
         )
     ]
     assert table.marks(pthread) == ()
+
+
+PING_PONG = workloads.load_all()["ping-pong"]
+
+
+def _pairs(mechanism, pairs, peak_live):
+    key = CellKey("ping-pong", "c", mechanism, (("pairs", pairs), ("rounds", 10)))
+    runs = (Sample(False, 1_000_000, 1, 1, 2 * pairs, {"count": pairs * 19}, peak_live=peak_live),) * 2
+    return TrialRecord(key, 0, Status.OK, "", {}, wall_ns=10**9, maxrss_kb=1000, samples=runs)
+
+
+def _ping_pong_report(*trials):
+    found = aggregate.tables(list(trials), [], {"ping-pong": PING_PONG})
+    return RunReport(RunInfo(1, "now", None, "complete", {}, {}), found, None, [], list(trials))
+
+
+def test_pairs_the_spec_plays_at_once_that_played_in_turn_are_marked_in_every_format():
+    report = _ping_pong_report(_pairs("coroutine", 16, 2), _pairs("pthread", 16, 32), _pairs("fiber", 16, 1))
+    (table,) = report.tables
+    coroutine, pthread, fiber = table.rows
+    assert [(m.word, m.seen) for m in table.marks(coroutine)] == [
+        ("pairs in turn", "at most 2 of the 32 units the work keeps alive together were alive at once")
+    ]
+    assert table.marks(pthread) == ()
+    assert [m.word for m in table.marks(fiber)] == ["serial"]  # one alive at a time says more: not both marks
+
+    lines = [line.plain for line in terminal.render(table)]
+    assert next(line for line in lines if line.startswith("c/coroutine ")).endswith("1/1  pairs in turn")
+    assert any(line.startswith("c/coroutine") and "pairs in turn: at most 2 of the 32" in line for line in lines)
+    assert "| 1/1 **pairs in turn** |" in markdown.render(report)
+    cells = {c["mechanism"]: c for c in json.loads(export.json_text(report))["cells"]}
+    assert [m["word"] for m in cells["coroutine"]["marks"]] == ["pairs in turn"] and cells["pthread"]["marks"] == []
+    assert html.render(report).count(">pairs in turn</span>") == 1
+
+
+def test_one_pair_alive_is_all_the_spec_asks_of_one_pair():
+    (table,) = _ping_pong_report(_pairs("coroutine", 1, 2)).tables
+    assert table.marks(table.rows[0]) == ()

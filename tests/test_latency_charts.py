@@ -3,13 +3,17 @@ plot under each table and, where its tables sweep a parameter, its p99 and
 p50 over that parameter. The records are made here, the load of each run
 made up; nothing runs."""
 
+import csv
+import io
+import json
 import xml.etree.ElementTree as ET
 
 from conftest import ROOT
 from test_html_report import HOSTILE, classed, text
 
-from concbench.records import CellKey, Sample, TrialRecord
-from concbench.report import aggregate, html_charts, html_results
+from concbench.records import CellKey, RunInfo, Sample, TrialRecord
+from concbench.report import aggregate, export, html, html_charts, html_results, markdown, terminal
+from concbench.report.run_report import RunReport
 from concbench.status import Status
 from concbench.workloads import load_all
 
@@ -20,7 +24,7 @@ RATE, REQUESTS = 2000, 1000
 DISTRIBUTION = ((0.0, 50_000), (50.0, 100_000), (90.0, 300_000), (99.0, 1_000_000), (99.9, 3_000_000), (100.0, 5e6))
 
 
-def load(connections: int, factor: int, behind: bool) -> dict:
+def load(connections: int, factor: int, behind: bool, send_lag_ns: int = 0) -> dict:
     """A run's load and the latency it met; a run that fell behind took twice the time its requests were due in."""
     at = {p: int(ns * factor) for p, ns in DISTRIBUTION}
     return {
@@ -29,7 +33,7 @@ def load(connections: int, factor: int, behind: bool) -> dict:
         "requests": REQUESTS,
         "connect_ns": 100_000,
         "elapsed_ns": REQUESTS * 1_000_000_000 // RATE * (2 if behind else 1),
-        "send_lag_ns": 0,
+        "send_lag_ns": send_lag_ns,
         "latency_ns": {
             "min": at[0.0],
             "mean": at[50.0],
@@ -119,3 +123,65 @@ def test_a_served_sweep_charts_p99_and_p50_over_its_parameter_without_the_runs_t
         caption = text(figure.find("figcaption"))
         assert f"median {key} latency over connections" in caption and "Log scale on x" in caption
         assert "fell behind the rate asked" in caption
+
+
+def late_report() -> RunReport:
+    """echo at 4 connections: c/epoll's generator sent a request 7 ms late in
+    one run of its second trial, where the run's p99 was 1 ms; go/goroutine's
+    never more than 0.5 ms, under its p99."""
+    params = (("connections", 4), ("size", 64), ("rate", RATE), ("duration_ms", 500), ("transport", "tcp"))
+    lags = {("c", 0): (0, 0, 0), ("c", 1): (0, 7_000_000, 0), ("go", 0): (500_000,) * 3, ("go", 1): (500_000,) * 3}
+    trials = [
+        TrialRecord(
+            CellKey("echo", runtime, mechanism, params),
+            trial,
+            Status.OK,
+            "",
+            {},
+            samples=tuple(
+                Sample(False, 500_000_000, 1_000, 1_000, 4, {}, latency=load(4, 1, False, lag))
+                for lag in lags[runtime, trial]
+            ),
+        )
+        for runtime, mechanism in (("c", "epoll"), ("go", "goroutine"))
+        for trial in (0, 1)
+    ]
+    found = aggregate.tables(trials, [], load_all([ROOT / "workloads"]))
+    return RunReport(RunInfo(1, "now", None, "complete", {}, {}), found, None, [], trials)
+
+
+def test_the_send_lag_stands_beside_p99_and_a_late_generator_marks_its_trial_and_row_in_every_format():
+    report = late_report()
+    (table,) = report.tables
+    lines = [line.plain for line in terminal.render(table)]
+    header = next(line for line in lines if " lag " in line)
+    assert header.split()[-7:] == ["rate", "p50", "p99", "lag", "p99.9", "max", "trials"]
+    row = {line.split()[0]: line.split() for line in lines if " 2/2" in line}
+    assert row["c/epoll"][-7:] == ["1ms", "0s", "3ms", "5ms", "2/2", "late", "generator"]  # the median run's lag: 0
+    assert row["go/goroutine"][-5:] == ["1ms", "500µs", "3ms", "5ms", "2/2"]
+    assert any("c/epoll" in line and "7 ms after it was due" in line and "1 of 2 trials" in line for line in lines)
+
+    written = markdown.render(report)
+    assert "| p99 | lag | p99.9 |" in written and "**late generator**" in written
+    assert "lag, the generator's own lateness" in written  # the legend
+
+    document = json.loads(export.json_text(report))
+    late = {(t["runtime"], t["trial"]): t["late_generator"] for t in document["trials"]}
+    assert late == {("c", 0): False, ("c", 1): True, ("go", 0): False, ("go", 1): False}
+    cells = {c["runtime"]: c for c in document["cells"]}
+    assert [m["word"] for m in cells["c"]["marks"]] == ["late generator"] and cells["go"]["marks"] == []
+    assert cells["go"]["latency"]["send_lag_ns"] == 500_000 and cells["go"]["latency"]["p99_ns"] == 1_000_000
+
+    rows = list(csv.DictReader(io.StringIO(export.csv_text(report))))
+    assert {(r["runtime"], r["trial"], r["late_generator"]) for r in rows} == {
+        ("c", "0", "false"),
+        ("c", "1", "true"),
+        ("go", "0", "false"),
+        ("go", "1", "false"),
+    }
+
+    page = html.render(report)
+    assert page.count(">late generator</span>") == 1 and page.count(">lag</th>") == 1
+    (figure,) = classed(ET.fromstring(page.split("\n", 1)[1]), "figure", "percentiles")
+    assert "c/epoll ~" in [t.text for t in figure.iter("text")]
+    assert "A name with ~ is a row marked late generator" in text(figure.find("figcaption"))

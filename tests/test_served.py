@@ -170,8 +170,8 @@ def test_a_served_table_shows_the_rate_sustained_and_the_latencies_and_marks_a_s
     trials(served_env, "honest,laggard")
     shown = concbench("show", env=served_env).stdout.splitlines()
     header = next(line for line in shown if " p99.9 " in line)
-    assert header.split()[-6:] == ["rate", "p50", "p99", "p99.9", "max", "trials"]
-    rates = {line.split()[0]: line.split()[-6] for line in shown if line.startswith("server/")}
+    assert header.split()[-7:] == ["rate", "p50", "p99", "lag", "p99.9", "max", "trials"]
+    rates = {line.split()[0]: line.split()[-7] for line in shown if line.startswith("server/")}
     assert rates["server/honest"].endswith("/s") and rates["server/laggard"].endswith("/s!")
     markdown = concbench("report", "--format", "md", env=served_env).stdout
-    assert "| rate | p50 | p99 | p99.9 | max |" in markdown and "| ratio |" not in markdown
+    assert "| rate | p50 | p99 | lag | p99.9 | max |" in markdown and "| ratio |" not in markdown

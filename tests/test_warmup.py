@@ -10,6 +10,8 @@ from conftest import concbench
 from test_protocol import RUN, answer, process, read
 
 from concbench import calibration, runtimes, warmup
+from concbench.records import CellKey, Sample, TrialRecord
+from concbench.results import CellResult
 from concbench.status import Status
 from concbench.verify import Expectations, verdict
 from concbench.warmup import Steady
@@ -43,6 +45,35 @@ def test_a_sample_is_a_group_of_runs_judged_by_their_sum():
 def test_a_rate_run_is_judged_by_the_time_an_operation_takes():
     rated = [SimpleNamespace(wall_ns=1_000_000, ops=ops) for ops in (100, 400, 1000, 1050, 1000)]
     assert Steady(group=1, most=30).runs(0, rated) == 5
+
+
+# A served trial: every run's wall time is the load's length, while the CPU
+# that serves it falls as a JIT compiles, then levels from its fifth run on.
+SERVED = [SimpleNamespace(wall_ns=3_000_000_000, user_ns=cpu - 100, sys_ns=100, ops=None) for cpu in JIT]
+
+
+def test_a_served_run_is_judged_by_its_cpu_time_where_its_wall_time_is_the_load():
+    assert Steady(group=1, most=30).runs(0, SERVED) == 3  # by wall time: steady from the first, which it is not
+    assert Steady(group=1, most=30, measure=warmup.CPU).runs(0, SERVED) == 7
+
+
+def test_a_served_workload_asks_for_the_cpu_rule_and_others_for_the_wall_clock():
+    _, served = warmup.asked(warmup.STEADY, 1, 1000, served=True)
+    _, fixed = warmup.asked(warmup.STEADY, 1, 1000)
+    assert served.request()["measure"] == "cpu" and fixed.request()["measure"] == "wall"
+
+
+def test_a_kit_that_judges_a_served_warm_up_by_its_wall_time_is_invalid():
+    warmups = [{**RUN, "warmup": True, "wall_ns": 10**9, "user_ns": cpu, "sys_ns": 0} for cpu in JIT]
+    steady = Steady(group=1, most=30, measure=warmup.CPU)
+    expect = Expectations(lambda ops: {"bytes": 6}, 0, 1, steady=steady)
+    by_cpu = answer(runs=warmups[:7] + [RUN])
+    by_wall = answer(runs=warmups[:3] + [RUN])
+    assert verdict(process(by_cpu), read(by_cpu), expect) == (Status.OK, "")
+    assert verdict(process(by_wall), read(by_wall), expect) == (
+        Status.INVALID,
+        "stopped warming up after 3 runs, before its runs were steady",
+    )
 
 
 def judge(walls, steady=Steady(group=1, most=30), timed=1, asked=1):
@@ -119,3 +150,16 @@ def test_each_kit_that_warms_until_steady_stops_where_the_rule_does(tmp_path, ro
         assert len(warmups) >= min(warmup.WINDOW, room)
     grouped = [run["repeat"] for t in trials if t["workload"] == "ring" for run in t["runs"] if run["warmup"]]
     assert max(grouped) > 1  # the calibrated trial's warm-ups were groups of runs
+
+
+def test_a_served_row_whose_warmups_cpu_was_still_falling_is_unsteady():
+    """bun/promise's echo at 10 connections, as the wall-time rule left it:
+    3 warm-ups of 10 s each, their CPU 2.79, 2.19 and 1.82 s."""
+    key = CellKey("echo", "bun", "promise", (("connections", 10), ("size", 64), ("rate", 10), ("duration_ms", 10)))
+    load = {"send_lag_ns": 0, "latency_ns": {"p99": 1}}
+    runs = tuple(
+        Sample(warm, 10**10, cpu * 10**6, 0, 10, {}, latency=load)
+        for warm, cpu in ((True, 2786), (True, 2190), (True, 1815), (False, 1713))
+    )
+    cell = CellResult(key, (TrialRecord(key, 0, Status.OK, "", {}, samples=runs),))
+    assert cell.unsteady == 1  # by wall time it was steady: 10 s each

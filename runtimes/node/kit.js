@@ -359,14 +359,16 @@ async function measure(mechanism, run, rate) {
 
 /** The warm-up runs a trial takes: the request's `warmup`, or, where it asks
  *  for a steady warm-up, groups of runs until the last `window` groups lie
- *  within `spread` of each other or `most` runs have run. The rule is the
+ *  within `spread` of each other or `most` runs have run, each run judged by
+ *  its `measure`: wall time, or CPU time (user + system). The rule is the
  *  harness's (src/concbench/warmup.py), which checks that the runs stopped
  *  where it says; its arithmetic is copied exactly. */
 class Warmup {
   constructor(request) {
     this.least = request.warmup;
-    const steady = request.steady ?? { group: 1, most: request.warmup, window: 0, spread: 0 };
-    Object.assign(this, { group: steady.group, most: steady.most, window: steady.window, spread: steady.spread });
+    const steady = request.steady ?? { group: 1, most: request.warmup, window: 0, spread: 0, measure: "wall" };
+    const { group, most, window, spread, measure } = steady;
+    Object.assign(this, { group, most, window, spread, cpu: measure === "cpu" });
     this.costs = [];
     this.groupCost = 0;
     this.taken = 0;
@@ -383,7 +385,7 @@ class Warmup {
   }
 
   ran(run) {
-    this.groupCost += run.wall_ns / (run.ops || 1);
+    this.groupCost += (this.cpu ? run.user_ns + run.sys_ns : run.wall_ns) / (run.ops || 1);
     if (++this.taken % this.group === 0) {
       this.costs.push(this.groupCost);
       this.groupCost = 0;

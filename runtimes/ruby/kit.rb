@@ -153,7 +153,8 @@ module Kit
 
   # The warm-up runs a trial takes: the request's "warmup", or, where it asks
   # for a steady warm-up, groups of runs until the last "window" groups lie
-  # within "spread" of each other or "most" runs have run. The rule is the
+  # within "spread" of each other or "most" runs have run, each run judged by
+  # its "measure": wall time, or CPU time (user + system). The rule is the
   # harness's (src/concbench/warmup.py), which checks that the runs stopped
   # where it says; its arithmetic is copied exactly.
   class Warmup
@@ -163,6 +164,7 @@ module Kit
       @least = request.fetch("warmup")
       steady = request["steady"]
       @group, @most, @window, @spread = steady ? steady.values_at("group", "most", "window", "spread") : [1, @least, 0, 0.0]
+      @cpu = steady && steady["measure"] == "cpu"
       @costs = []
       @group_cost = 0.0
       @taken = 0
@@ -180,7 +182,8 @@ module Kit
 
     def ran(run)
       ops = run[:ops].to_i
-      @group_cost += run.fetch(:wall_ns).to_f / (ops.zero? ? 1 : ops)
+      spent = @cpu ? run.fetch(:user_ns) + run.fetch(:sys_ns) : run.fetch(:wall_ns)
+      @group_cost += spent.to_f / (ops.zero? ? 1 : ops)
       @taken += 1
       return unless (@taken % @group).zero?
       @costs << @group_cost

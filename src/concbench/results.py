@@ -114,5 +114,6 @@ class CellResult:
 
 def _warmed(trial: TrialRecord) -> bool:
     """Whether the trial's warm-ups, if it took enough to tell, ended steady."""
-    costs = [warmup.cost(s) for s in trial.samples if s.warmup]
+    measure = warmup.CPU if any(s.latency for s in trial.samples) else warmup.WALL
+    costs = [warmup.cost(s, measure) for s in trial.samples if s.warmup]
     return len(costs) < warmup.WINDOW or warmup.steady(costs)

@@ -115,7 +115,7 @@ def expectations(cell: Cell, settings: Settings, repeat: int = 1) -> Expectation
     """What the trial must show; a calibrated one repeats the work `repeat`
     times in each timed sample and each warm-up sample alike."""
     units = cell.runtime.manifest.mechanisms[cell.mechanism].units
-    warmups, steady = warmup.asked(settings.warmup, repeat, BOUNDS["warmup"][1])
+    warmups, steady = warmup.asked(settings.warmup, repeat, BOUNDS["warmup"][1], served=bool(cell.workload.load))
     return cell.workload.expectations(cell.params, warmups, settings.runs * repeat, units, steady)
 
 

@@ -91,6 +91,15 @@ class Evidence(Strict):
     mark: str  # the word for a cell where almost none did: "uncontended"
 
 
+class Together(Strict):
+    """The units the work keeps alive at once where it runs them concurrently
+    (an expression, like [expect]'s), and the word for a row whose peak_live
+    stayed below it: the units took turns."""
+
+    live: str
+    mark: str  # "pairs in turn"
+
+
 class Load(Strict):
     """The load concbench's generator (loadgen/) puts on a served workload's
     trial in each run: each figure an expression over the parameters, as
@@ -130,6 +139,8 @@ class Workload(Strict):
     # The units the work starts (an expression): a run that reports fewer is
     # INVALID, unless its mechanism's manifest fixes its units (none: 0).
     units: str | None = None
+    # Where the spec says its units run at once: how many are alive together.
+    together: Together | None = None
     # The evidence a run reports beside peak_live (docs/protocol.md).
     evidence: dict[str, Evidence] = {}
     params: dict[str, Param]
@@ -178,6 +189,8 @@ class Workload(Strict):
         yield from ((f"evidence.{name}.of", e.of) for name, e in self.evidence.items())
         if self.units:
             yield "units", self.units
+        if self.together:
+            yield "together.live", self.together.live
         if self.load:
             yield from ((f"load.{name}", source) for name, source in self.load.model_dump().items())
 
@@ -213,6 +226,10 @@ class Workload(Strict):
     def least_units(self, params: Params, ops: int | None = None) -> int | None:
         """The units the work starts, if the spec says."""
         return self._evaluate(self.units, params, ops) if self.units else None
+
+    def live_together(self, params: Params) -> int | None:
+        """The units alive at once where the work runs them concurrently, if the spec says."""
+        return self._evaluate(self.together.live, params, None) if self.together else None
 
     def load_of(self, params: Params) -> dict[str, int]:
         """The figures of the load on a served workload's run (Load)."""

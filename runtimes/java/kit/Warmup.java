@@ -7,8 +7,9 @@ import java.util.Map;
 /**
  * The warm-up runs a trial takes: the request's {@code warmup}, or, where it asks for a steady
  * warm-up, groups of runs until the last {@code window} groups lie within {@code spread} of each
- * other or {@code most} runs have run. The rule is the harness's (src/concbench/warmup.py), which
- * checks that the runs stopped where it says; its arithmetic is copied exactly.
+ * other or {@code most} runs have run, each run judged by its {@code measure}: wall time, or CPU
+ * time (user + system). The rule is the harness's (src/concbench/warmup.py), which checks that the
+ * runs stopped where it says; its arithmetic is copied exactly.
  */
 final class Warmup {
   private final long least;
@@ -16,6 +17,7 @@ final class Warmup {
   private final long most;
   private final int window;
   private final double spread;
+  private final boolean cpu;
   private final List<Double> costs = new ArrayList<>();
   private double groupCost;
   private long taken;
@@ -27,11 +29,13 @@ final class Warmup {
       most = (Long) steady.get("most");
       window = ((Long) steady.get("window")).intValue();
       spread = ((Number) steady.get("spread")).doubleValue();
+      cpu = "cpu".equals(steady.get("measure"));
     } else {
       group = 1;
       most = least;
       window = 0;
       spread = 0;
+      cpu = false;
     }
   }
 
@@ -48,7 +52,9 @@ final class Warmup {
   void ran(Map<String, Object> run) {
     Object ops = run.get("ops");
     long per = ops == null || (Long) ops == 0 ? 1 : (Long) ops;
-    groupCost += (double) (Long) run.get("wall_ns") / per;
+    long spent =
+        cpu ? (Long) run.get("user_ns") + (Long) run.get("sys_ns") : (Long) run.get("wall_ns");
+    groupCost += (double) spent / per;
     if (++taken % group == 0) {
       costs.add(groupCost);
       groupCost = 0;

@@ -9,7 +9,8 @@ from ..records import CellKey, Note, Skipped, TrialRecord
 from ..results import CellResult
 from ..stats import Summary
 from ..workloads import Workload
-from .figures import units_text
+from . import latency
+from .figures import count_text, units_text
 
 # A cell is marked where fewer than this share of its events went the
 # concurrent way (acquisitions contended, pushes and pops blocked, ...).
@@ -139,13 +140,35 @@ class Table:
         found = []
         if cell.units and cell.units[-1] > 1 and cell.peaks and cell.peaks[-1] <= 1:
             found.append(Mark("serial", f"at most 1 of {units_text(cell.units)} units alive at once"))
+        elif turns := self._turns(cell):
+            found.append(turns)
         found += [Mark(o.mark, o.describe()) for o in self.observed(cell) if o.marked]
+        late = latency.late_text(cell) if self.served else ""
+        if late:
+            found.append(Mark(latency.LATE, late))
         if cell.unsteady:
             found.append(Mark("unsteady", self._unsteady(cell)))
         wide = "" if self.served else self._wide(cell)
         if wide:
             found.append(Mark("wide", wide))
         return tuple(found)
+
+    def _turns(self, cell: CellResult) -> Mark | None:
+        """The spec's mark where the units it keeps alive together took turns:
+        fewer were ever alive at once than it says; None where they did not."""
+        if not self.spec or not self.spec.together or not cell.peaks:
+            return None
+        try:
+            together = self.spec.live_together(dict(cell.key.params))
+        except (KeyError, ArithmeticError):
+            return None  # the spec changed since: these parameters no longer evaluate
+        if together is None or cell.peaks[-1] >= together:
+            return None
+        return Mark(
+            self.spec.together.mark,
+            f"at most {count_text(cell.peaks[-1])} of the {count_text(together)} units the work keeps alive together "
+            "were alive at once",
+        )
 
     @staticmethod
     def _unsteady(cell: CellResult) -> str:

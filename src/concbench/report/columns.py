@@ -232,7 +232,14 @@ def _latency(table: Table) -> list[Column]:
         Column(header, lambda c, key=key: latency.latency_text(c, key), f"latency at {header}, the median run's")
         for header, key in latency.PERCENTILES
     ]
-    return [rate, *percentiles]
+    lag = Column(
+        "lag",
+        latency.send_lag_text,
+        "the generator's own lateness, the median run's: the most it sent a request after it was due; "
+        f"a row is marked {latency.LATE} where a run's lag passed its p99",
+        fixed=Fixed(7),
+    )
+    return [rate, *percentiles[:2], lag, *percentiles[2:]]
 
 
 def _switches(cell: CellResult) -> str | None:

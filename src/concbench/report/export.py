@@ -34,6 +34,7 @@ TRIAL_COLUMNS = (
     "memory_method",
     "tree_rss_kb",
     "runtime_info",
+    "late_generator",
     "machine",
     "machine_id",
 )

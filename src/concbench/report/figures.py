@@ -138,7 +138,8 @@ LEGEND = (
     "Every trial is a fresh process; the runtime's kit measures its timed runs around the work only. "
     "Warm-up runs are measured and verified too, but never counted, and a trial that is not verified "
     "(INVALID, or any other failure) never enters a figure. A JIT's trials warm up until their last "
-    f"{warmup.WINDOW} warm-ups lie within {warmup.SPREAD:.0%} of each other, {warmup.MOST} at most; a row "
+    f"{warmup.WINDOW} warm-ups lie within {warmup.SPREAD:.0%} of each other (a served workload's by their CPU "
+    f"time, its wall time being the load's), {warmup.MOST} at most; a row "
     "is marked unsteady where a trial's last warm-ups still differed by more (its cap ended them).",
     "user, system, total, (real): medians in seconds over the timed runs of the verified trials; "
     "ratio: to the first row, the baseline, from neighbours: each trial's real time over that of the "
@@ -167,6 +168,12 @@ LEGEND = (
     "run; ?: not observable by the mechanism). A row whose units never overlapped is marked serial, one "
     "where under 1% of the events did with the spec's word (uncontended, unblocked, no switch), with what "
     "was observed under the table: honest rows (a GVL is real), but no contention.",
+    "Served workloads (echo): rate, the requests a second the server sustained (! below 97% of the rate "
+    "asked: it fell behind); p50, p99, p99.9, max, the latency from when a request was due to when its echo "
+    "arrived; lag, the generator's own lateness, the most it sent a request after it was due (medians over "
+    "the timed runs). The generator shares the machine with the server, which can take its CPU: a row "
+    "where some run's lag passed that run's p99 is marked late generator, its latencies partly the "
+    "generator's.",
     "switches (HTML): the trial process's context switches (wait4): voluntary ones are waits, involuntary "
     "ones preemptions. trials: verified / run.",
     "In the terminal, more than 3 n/a lines under a table (or remarks and notes, repetition or 'not settled' lines) become one line "

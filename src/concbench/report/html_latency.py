@@ -52,7 +52,7 @@ def percentile_figure(table: Table, styles: dict[str, tuple[int, int]]) -> str:
         # Through the distribution's ticks and the marks alike, so that each mark lies on its line.
         trace = {min(nines(p), edge): ns for p, ns in run["distribution"] if p < 100}
         trace.update((place, ns) for place, (_, ns) in figures.items())
-        label = row + (" !" if latency.behind(cell) else "")
+        label = row + (" !" if latency.behind(cell) else "") + (" ~" if latency.late_text(cell) else "")
         return charts.Line(label, points, *styles[row], trace=[(place, trace[place] / 1e9) for place in sorted(trace)])
 
     def percent(place: float) -> str:
@@ -72,6 +72,7 @@ def percentile_figure(table: Table, styles: dict[str, tuple[int, int]]) -> str:
         log_y=True,
     )
     behind = any(latency.behind(cell) for cell, _ in runs)
+    late = any(latency.late_text(cell) for cell, _ in runs)
     caption = (
         "<strong>Latency by percentile</strong>, lower is better: one line per mechanism, the distribution of "
         "its timed run with the median p99 (the table gives each percentile's median over the runs), marked at "
@@ -82,6 +83,12 @@ def percentile_figure(table: Table, styles: dict[str, tuple[int, int]]) -> str:
             " A name with ! is a row that fell behind the rate asked, as ! in the table says: its line is the "
             "latency of the load it managed."
             if behind
+            else ""
+        )
+        + (
+            f" A name with ~ is a row marked {latency.LATE}: in some run the generator sent a request later than "
+            "that run's p99, so its line is partly the generator's own lateness, not the server's."
+            if late
             else ""
         )
     )

@@ -6,6 +6,7 @@ were measured on the rate it managed, never on less load unflagged."""
 
 import statistics
 
+from ..records import TrialRecord
 from ..results import CellResult
 from ..stats import Summary, summarize
 from .figures import scaled, seconds_text
@@ -16,6 +17,10 @@ from .figures import scaled, seconds_text
 # comes back a latency later; 40 at 200 a second made 202 a second.)
 SUSTAINED = 0.97
 PERCENTILES = (("p50", "p50"), ("p99", "p99"), ("p99.9", "p999"), ("max", "max"))
+# A run whose generator sent a request later than its server's p99: on a
+# machine the two share, the server's CPU was taken from the generator too,
+# and its figures are partly the generator's own lateness.
+LATE = "late generator"
 
 
 def timed_loads(cell: CellResult) -> list[dict]:
@@ -53,6 +58,33 @@ def latency_text(cell: CellResult, key: str) -> str | None:
     if not loads:
         return None
     return seconds_text(statistics.median(load["latency_ns"][key] for load in loads) / 1e9).replace(" ", "")
+
+
+def send_lag_text(cell: CellResult) -> str | None:
+    """The generator's own lateness, the median run's: the most it sent a request after it was due."""
+    loads = timed_loads(cell)
+    if not loads:
+        return None
+    return seconds_text(statistics.median(load["send_lag_ns"] for load in loads) / 1e9).replace(" ", "")
+
+
+def late(trial: TrialRecord) -> bool | None:
+    """Whether a timed run of the trial had a send lag above its p99; None for a trial that served no load."""
+    loads = [s.latency for s in trial.timed if s.latency]
+    return any(load["send_lag_ns"] > load["latency_ns"]["p99"] for load in loads) if loads else None
+
+
+def late_text(cell: CellResult) -> str:
+    """What a row whose generator was late saw; '' where it never was."""
+    found = [t for t in cell.verified if late(t)]
+    if not found:
+        return ""
+    lag = max(load["send_lag_ns"] for t in found for load in (s.latency for s in t.timed if s.latency))
+    trials = f"{len(found)} of {len(cell.verified)} trials" if len(cell.verified) > 1 else "its trial"
+    return (
+        f"in {trials} the generator sent a request up to {seconds_text(lag / 1e9)} after it was due, "
+        "more than the run's p99: its latencies are partly the generator's"
+    )
 
 
 def summary(cell: CellResult, key: str) -> Summary | None:

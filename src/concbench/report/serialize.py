@@ -2,11 +2,13 @@
 show --json`, and the trials of `report --format json|csv`) and one per cell
 (the cells of `report --format json`). docs/formats.md documents every field."""
 
+import statistics
 from dataclasses import asdict
 
 from ..records import PROCESS_FIGURES, CellKey, RunInfo, TrialRecord
 from ..results import CellResult
 from ..stats import Summary
+from . import latency
 from .aggregate import Table
 
 
@@ -25,6 +27,7 @@ def trial_record(run: RunInfo, t: TrialRecord) -> dict:
         "memory_method": t.memory_method,
         "tree_rss_kb": t.tree_rss_kb,
         "runtime_info": t.runtime_info,
+        "late_generator": latency.late(t),
         "runs": [asdict(s) for s in t.samples],
         "stderr": t.stderr,
     }
@@ -51,6 +54,7 @@ def cell_record(table: Table, cell: CellResult) -> dict:
         "floor_kb": table.floor_kb(cell),
         "units": list(cell.units),
         "peak_live": list(cell.peaks),
+        "latency": _latency(cell) if table.served else None,
         "evidence": {o.name: {"count": o.count, "of": o.of, "share": o.share} for o in table.observed(cell)},
         "marks": [{"word": m.word, "seen": m.seen} for m in table.marks(cell)],
         "notes": [n.text for n in table.notes if n.row == cell.key.row],
@@ -74,3 +78,18 @@ def _summary(s: Summary | None) -> dict | None:
     if s is None:
         return None
     return {"n": s.n, "median": s.median, "ci": list(s.ci) if s.ci else None, "min": s.min, "max": s.max, "cv": s.cv}
+
+
+def _latency(cell: CellResult) -> dict | None:
+    """A served row's figures, the medians over its timed runs, in ns; None without a load."""
+    loads = latency.timed_loads(cell)
+    if not loads:
+        return None
+    figures = {
+        f"{key}_ns": statistics.median(load["latency_ns"][key] for load in loads) for _, key in latency.PERCENTILES
+    }
+    return {
+        "rate_per_s": statistics.median(latency.achieved(load) for load in loads),
+        **figures,
+        "send_lag_ns": statistics.median(load["send_lag_ns"] for load in loads),
+    }
