@@ -39,7 +39,7 @@ def test_the_catalogue_loads_and_checks_are_computed():
     specs = workloads.load_all()
     assert {"pipe", "socketpair", "mutex-cpu", "mutex-io", "queue"} <= set(specs)
     assert specs["pipe"].expected({"groups": 50, "messages": 10_000, "size": 1024}) == {"bytes": 512_000_000}
-    assert specs["mutex-cpu"].expected({"groups": 20, "workers": 10, "iterations": 10_000}) == {"sum": 1_194_000_000}
+    assert specs["mutex-cpu"].expected({"groups": 20, "workers": 10, "iterations": 10_000}) == {"sum": 1_201_778_000}
     assert specs["queue"].expected({"groups": 20, "producers": 4, "consumers": 8, "items": 100_000}) == {
         "count": 8_000_000,
         "sum": 400_004_000_000,
@@ -74,7 +74,7 @@ def test_sweeps_and_overrides(tmp_path):
         (GOOD.replace('total = "n * 2"', 'total = "ops"'), "expect.total: 'ops' is not an integer parameter"),
         (
             GOOD.replace('total = "n * 2"', 'total = "print(n)"'),
-            "the only calls allowed are bisection_candidates, lcg_first_above, lcg_sum",
+            "the only calls allowed are bisection_candidates, decimal_digits_below, lcg_first_above, lcg_sum",
         ),
         (GOOD.replace('type = "int"', 'type = "float"'), "expect.total: 'n' is not an integer parameter"),
         (GOOD.replace('type = "int"', 'type = "choice"'), "a choice has `values` and no min or max"),
