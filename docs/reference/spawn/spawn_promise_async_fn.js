@@ -1,7 +1,8 @@
-// The smallest idiomatic Node program for spawn's million-task cell
-// (docs/findings.md, "The million-task table"): start TASKS async
-// functions that each sleep DELAY_MS and return their index, await them all,
-// print the sum. Usage: node spawn_promise.js TASKS DELAY_MS
+// The smallest idiomatic Node program of spawn's task shape (docs/findings.md,
+// "The million-task table"): start TASKS async functions that each sleep
+// DELAY_MS and return their index, await them all, print the sum.
+// spawn_promise_bare_timer.js is the same without the async function.
+// Usage: node spawn_promise_async_fn.js TASKS DELAY_MS
 "use strict";
 
 const { setTimeout: sleep } = require("node:timers/promises");

@@ -1,7 +1,8 @@
-"""The smallest idiomatic asyncio program for spawn's million-task cell
-(docs/findings.md, "The million-task table"): start TASKS tasks
-that each sleep DELAY_MS and return their index, await them all, print the
-sum. Usage: python3 spawn_asyncio.py TASKS DELAY_MS"""
+"""The smallest idiomatic asyncio program of spawn's task shape
+(docs/findings.md, "The million-task table"): start TASKS tasks, each an
+async function that sleeps DELAY_MS and returns its index, await them all,
+print the sum. spawn_asyncio_bare_timer.py is the same without the async
+function. Usage: python3 spawn_asyncio_async_fn.py TASKS DELAY_MS"""
 
 import asyncio
 import sys
