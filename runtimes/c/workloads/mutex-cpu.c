@@ -1,8 +1,12 @@
 /* Mutex, CPU-bound: per group one mutex and one counter; each of `workers`
- * threads, `iterations` times, locks, reads the group's counter, matches
- * /foo(.+)$/ against "foobar" * 100, writes back the counter read plus the
- * capture's length (597) and unlocks. The read and the write-back are apart,
- * so without the lock updates would be lost and the sum come out short.
+ * threads, `iterations` times, its iteration i counting from 0, writes the
+ * subject "foobar" * 100 followed by i in decimal, locks, reads the group's
+ * counter, matches /foo(.+)$/ against the subject, writes back the counter
+ * read plus the capture's length (597 plus i's digits) and unlocks. The
+ * read and the write-back are apart, so without the lock updates would be
+ * lost and the sum come out short. Each worker writes its subjects into a
+ * buffer of its own on its stack, the prefix once as it starts and i's
+ * digits after it in each iteration, before taking the lock.
  *
  * The regex engine is PCRE2 with its JIT, what a C program that matches in a
  * hot loop uses: glibc's POSIX regexec takes ~60 us for this capture, so the
@@ -17,11 +21,14 @@
 #include "kit.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pcre2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define REPEATS 100
+#define PREFIX (100 * 6)   /* "foobar" * 100 */
+#define DIGITS 21          /* an int64_t's digits and the terminating NUL */
 
 struct cpu_group {
     pthread_mutex_t lock;
@@ -33,8 +40,6 @@ struct cpu_worker {
     struct cpu_group *group;
     const pcre2_code *pattern;
     pcre2_match_data *match;   /* its own: a match writes into it */
-    const char *subject;
-    size_t length;
     int64_t iterations;
     int64_t contended;         /* counted by the worker, read after the join */
     pthread_t tid;
@@ -44,7 +49,6 @@ struct cpu_worker {
 /* Made before the clocks, freed after them. */
 struct cpu_state {
     int64_t groups, workers, iterations;
-    char subject[REPEATS * 6 + 1];
     pcre2_code *pattern;
     struct cpu_group *gs;
     struct cpu_worker *ws;
@@ -62,14 +66,18 @@ static void *cpu_worker_main(void *arg)
     volatile int64_t *counter = &w->group->counter;
     pthread_mutex_t *lock = &w->group->lock;
     const PCRE2_SIZE *ovector = pcre2_get_ovector_pointer(w->match);
+    char subject[PREFIX + DIGITS];
+    for (int r = 0; r < PREFIX; r += 6)
+        memcpy(subject + r, "foobar", 6);
     int64_t contended = 0;
     for (int64_t i = 0; i < w->iterations; i++) {
+        size_t length = PREFIX + (size_t)snprintf(subject + PREFIX, DIGITS, "%" PRId64, i);
         if (pthread_mutex_trylock(lock) != 0) {   /* EBUSY: held by another */
             contended++;
             pthread_mutex_lock(lock);
         }
         int64_t seen = *counter;
-        int rc = pcre2_match(w->pattern, (PCRE2_SPTR)w->subject, w->length, 0, 0, w->match, NULL);
+        int rc = pcre2_match(w->pattern, (PCRE2_SPTR)subject, length, 0, 0, w->match, NULL);
         if (rc > 1)
             *counter = seen + (int64_t)(ovector[3] - ovector[2]);
         pthread_mutex_unlock(lock);
@@ -123,9 +131,6 @@ static int cpu_prepare(struct run *run)
     if (param_int(run, "groups", 1, &st->groups) < 0 || param_int(run, "workers", 1, &st->workers) < 0 ||
         param_int(run, "iterations", 1, &st->iterations) < 0 || pattern_new(run, st) < 0)
         goto fail;
-    for (int i = 0; i < REPEATS; i++)
-        memcpy(st->subject + 6 * i, "foobar", 6);
-    st->subject[REPEATS * 6] = '\0';
     int64_t nworkers = st->groups * st->workers;
     st->gs = calloc((size_t)st->groups, sizeof *st->gs);
     st->ws = calloc((size_t)nworkers, sizeof *st->ws);
@@ -137,8 +142,7 @@ static int cpu_prepare(struct run *run)
         pthread_mutex_init(&st->gs[st->locks].lock, NULL);
     for (int64_t i = 0; i < nworkers; i++) {
         st->ws[i] = (struct cpu_worker){.run = run, .group = &st->gs[i / st->workers],
-                                        .pattern = st->pattern, .subject = st->subject,
-                                        .length = REPEATS * 6, .iterations = st->iterations};
+                                        .pattern = st->pattern, .iterations = st->iterations};
         if (!(st->ws[i].match = pcre2_match_data_create_from_pattern(st->pattern, NULL))) {
             run_fail(run, "pcre2_match_data_create_from_pattern: out of memory");
             goto fail;

@@ -1,7 +1,10 @@
 // Mutex, CPU-bound (workloads/mutex-cpu.toml): per group one mutex and one
-// counter; each of `workers` goroutines, `iterations` times, locks, reads
-// the group's counter, matches /foo(.+)$/ against "foobar" * 100, writes
-// back the counter read plus the capture's length (597) and unlocks.
+// counter; each of `workers` goroutines, `iterations` times, its iteration
+// i counting from 0, makes the subject "foobar" * 100 followed by i in
+// decimal, locks, reads the group's counter, matches /foo(.+)$/ against the
+// subject, writes back the counter read plus the capture's length (597 plus
+// i's digits) and unlocks. The subject is a new string each iteration
+// (prefix + strconv.FormatInt(i, 10)), made before the lock is taken.
 //
 // The engine is Go's own regexp package (RE2: linear time, no
 // backtracking), compiled before the clocks; a *Regexp is safe for
@@ -12,6 +15,7 @@ package workloads
 import (
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -31,14 +35,14 @@ type counterGroup struct {
 func mutexCPUGoroutine(run *kit.Run) error {
 	groups, workers, iterations := run.Int("groups"), run.Int("workers"), run.Int("iterations")
 	pattern := regexp.MustCompile(`foo(.+)$`)
-	subject := strings.Repeat("foobar", 100)
+	prefix := strings.Repeat("foobar", 100)
 	units := run.Units()
 	gs := make([]counterGroup, groups)
 	contended := make([]int64, groups*workers)
 	failures := make([]error, groups*workers)
 	run.Timed(func() {
 		lib.Goroutines(units, groups*workers, func(w int64) {
-			contended[w], failures[w] = matchLocked(&gs[w/workers], pattern, subject, iterations)
+			contended[w], failures[w] = matchLocked(&gs[w/workers], pattern, prefix, iterations)
 		})
 	})
 	if err := errors.Join(failures...); err != nil {
@@ -54,9 +58,10 @@ func mutexCPUGoroutine(run *kit.Run) error {
 }
 
 // matchLocked is one worker: its acquisitions that found the lock held.
-func matchLocked(group *counterGroup, pattern *regexp.Regexp, subject string, iterations int64) (int64, error) {
+func matchLocked(group *counterGroup, pattern *regexp.Regexp, prefix string, iterations int64) (int64, error) {
 	var contended int64
-	for range iterations {
+	for i := range iterations {
+		subject := prefix + strconv.FormatInt(i, 10)
 		contended += lib.Lock(&group.lock)
 		seen := group.counter
 		capture := pattern.FindStringSubmatchIndex(subject)

@@ -1,12 +1,16 @@
 {-# LANGUAGE BangPatterns #-}
 -- | Mutex, CPU-bound: each group has one lock and one counter; each of its
--- `workers` units, `iterations` times, locks, reads the counter, matches
--- /foo(.+)$/ against "foobar" * 100, writes back the counter read plus the
--- length of the capture (597) and unlocks.
+-- `workers` units, `iterations` times, its iteration i counting from 0,
+-- makes the subject "foobar" * 100 followed by i in decimal, locks, reads
+-- the counter, matches /foo(.+)$/ against the subject, writes back the
+-- counter read plus the length of the capture (597 plus i's digits) and
+-- unlocks. The subject is a new strict ByteString each iteration (the
+-- prefix appended with i's show), evaluated before the lock is taken, so
+-- that the lock does not hold its making.
 --
 -- The engine is regex-pcre (libpcre, without its JIT), the pattern compiled
--- once before the timing. Its execute is an IO action, so every match runs:
--- a pure match of two constants could be computed once and shared.
+-- once before the timing. Its execute is an IO action, so every match runs
+-- when its critical section does, not when its result is first needed.
 --
 -- The lock holds the counter, as Haskell guards a value: forkio, an MVar Int
 -- (takeMVar locks and reads, putMVar writes back and unlocks); stm, a TMVar
@@ -24,8 +28,8 @@ module Workloads.MutexCpu (mechanisms) where
 
 import Control.Concurrent.MVar
 import Control.Concurrent.STM
-import Control.Exception (mask, onException, throwIO)
-import Control.Monad (replicateM)
+import Control.Exception (evaluate, mask, onException, throwIO)
+import Control.Monad (replicateM, (>=>))
 import Data.Array ((!))
 import qualified Data.ByteString.Char8 as B
 import Text.Regex.PCRE.ByteString (compBlank, compile, execBlank, execute)
@@ -67,23 +71,35 @@ tmvarGroup = do
     , counted = atomically (readTMVar lock)
     }
 
--- | The length of the capture, by a fresh match each time.
-captureLength :: IO (IO Int)
+-- | The length of the capture in a subject, by a fresh match each time.
+captureLength :: IO (B.ByteString -> IO Int)
 captureLength = do
   compiled <- compile compBlank execBlank (B.pack "foo(.+)$")
   pattern <- either (\(_, e) -> throwIO (KitError ("pcre compile: " ++ e))) pure compiled
-  let subject = B.concat (replicate 100 (B.pack "foobar"))
-  pure $ execute pattern subject >>= \matched -> case matched of
-    Right (Just captures) -> pure $! snd (captures ! 1)
-    Right Nothing -> throwIO (KitError "pcre: no match")
-    Left (_, e) -> throwIO (KitError ("pcre execute: " ++ e))
+  pure (execute pattern >=> captured)
+  where
+    captured (Right (Just captures)) = pure $! snd (captures ! 1)
+    captured (Right Nothing) = throwIO (KitError "pcre: no match")
+    captured (Left (_, e)) = throwIO (KitError ("pcre execute: " ++ e))
+
+-- | Iteration i's subject: the prefix, then i in decimal.
+subjectOf :: Int -> B.ByteString
+subjectOf i = prefix <> B.pack (show i)
+
+-- | "foobar" * 100, made once.
+prefix :: B.ByteString
+prefix = B.concat (replicate 100 (B.pack "foobar"))
 
 -- | A worker: its critical sections; returns how many found the lock held.
-worker :: Int -> IO Int -> Group -> IO Int
-worker iterations match g = loop iterations 0
+worker :: Int -> (B.ByteString -> IO Int) -> Group -> IO Int
+worker iterations match g = loop 0 0
   where
-    loop 0 !contended = pure contended
-    loop k !contended = enter g match >>= \held -> loop (k - 1 :: Int) (if held then contended + 1 else contended)
+    loop i !contended
+      | i == iterations = pure contended
+      | otherwise = do
+          subject <- evaluate (subjectOf i)
+          held <- enter g (match subject)
+          loop (i + 1) (if held then contended + 1 else contended)
 
 mutexCpu :: Prims -> IO Group -> Mechanism
 mutexCpu prims newGroup params = do

@@ -1,7 +1,9 @@
 """Mutex - CPU-bound (workloads/mutex-cpu.toml): per group, one lock and one
-counter; each of its `workers` units, `iterations` times, locks, reads the
-counter, matches /foo(.+)$/ against "foobar" * 100 with Python's re, writes
-back the counter read plus the capture's length (597) and unlocks."""
+counter; each of its `workers` units, `iterations` times, its iteration i
+counting from 0, makes the subject "foobar" * 100 followed by i in decimal
+(a new str, before taking the lock), locks, reads the counter, matches
+/foo(.+)$/ against the subject with Python's re, writes back the counter
+read plus the capture's length (597 plus i's digits) and unlocks."""
 
 import asyncio
 import multiprocessing
@@ -13,11 +15,16 @@ from lib import units
 from lib.locks import contend, contend_async
 
 PATTERN = re.compile(r"foo(.+)$")  # compiled before the timing
-SUBJECT = "foobar" * 100
+PREFIX = "foobar" * 100
 
 
-def capture() -> int:
-    return len(PATTERN.search(SUBJECT).group(1))
+def subjects(iterations: int):
+    """Each iteration's subject, made as the unit comes to it."""
+    return (PREFIX + str(i) for i in range(iterations))
+
+
+def capture(subject: str) -> int:
+    return len(PATTERN.search(subject).group(1))
 
 
 def blocking(run, new_lock, shared, start_units) -> dict:
@@ -29,11 +36,11 @@ def blocking(run, new_lock, shared, start_units) -> dict:
     counters, contended = shared(groups), shared(groups * workers)
 
     def worker(slot, group):
-        def section():
+        def section(subject):
             value = counters[group]
-            counters[group] = value + capture()
+            counters[group] = value + capture(subject)
 
-        contended[slot] = contend(locks[group], iterations, section)
+        contended[slot] = contend(locks[group], subjects(iterations), section)
 
     start_units(run, [partial(worker, slot, slot // workers) for slot in range(groups * workers)])
     run.evidence(contended=sum(contended))
@@ -63,11 +70,11 @@ def tasks(run) -> dict:
         counters, contended = [0] * groups, [0] * (groups * workers)
 
         async def worker(slot, group):
-            async def section():
+            async def section(subject):
                 value = counters[group]
-                counters[group] = value + capture()
+                counters[group] = value + capture(subject)
 
-            contended[slot] = await contend_async(locks[group], holds[group], iterations, section)
+            contended[slot] = await contend_async(locks[group], holds[group], subjects(iterations), section)
 
         await units.tasks(run, [partial(worker, slot, slot // workers) for slot in range(groups * workers)])
         run.evidence(contended=sum(contended))

@@ -39,12 +39,12 @@ def blocking(run, new_lock, shared, start_units, pwrite=os.pwrite) -> dict:
     ends, contended = shared(groups), shared(groups * workers)
 
     def worker(slot, group):
-        def section():
+        def section(_iteration):
             end = ends[group]
             pwrite(files[group], block, end)
             ends[group] = end + len(block)
 
-        contended[slot] = contend(locks[group], iterations, section)
+        contended[slot] = contend(locks[group], range(iterations), section)
 
     with run.clock():
         start_units(run, [partial(worker, slot, slot // workers) for slot in range(groups * workers)])
@@ -87,12 +87,12 @@ def tasks(run) -> dict:
         ends, contended = [0] * groups, [0] * (groups * workers)
 
         async def worker(slot, group):
-            async def section():
+            async def section(_iteration):
                 end = ends[group]
                 await asyncio.to_thread(os.pwrite, files[group], block, end)
                 ends[group] = end + len(block)
 
-            contended[slot] = await contend_async(locks[group], holds[group], iterations, section)
+            contended[slot] = await contend_async(locks[group], holds[group], range(iterations), section)
 
         with run.clock():
             await units.tasks(run, [partial(worker, slot, slot // workers) for slot in range(groups * workers)])

@@ -1,7 +1,10 @@
 // Mutex, CPU-bound (workloads/mutex-cpu.toml): per group one mutex and one
-// counter; each of `workers` units, `iterations` times, locks, reads the
-// group's counter, matches /foo(.+)$/ against "foobar" * 100, writes back
-// the counter read plus the capture's length (597) and unlocks.
+// counter; each of `workers` units, `iterations` times, its iteration i
+// counting from 0, makes the subject "foobar" * 100 followed by i in
+// decimal, locks, reads the group's counter, matches /foo(.+)$/ against the
+// subject, writes back the counter read plus the capture's length (597 plus
+// i's digits) and unlocks. The subject is a new String each iteration
+// (format!), made before the lock is taken.
 //
 // The engine is the regex crate's (finite automata: linear time, no
 // backtracking), compiled before the clocks; a Regex is safe to share, and
@@ -33,24 +36,22 @@ pub const MECHANISMS: &[(&str, Mechanism)] = &[
 
 const PATTERN: &str = "foo(.+)$";
 
-fn subject() -> String {
+fn prefix() -> String {
     "foobar".repeat(100)
 }
 
 /// One thread per worker.
 fn mutex_cpu_threads(run: &mut Run) -> Result {
     let (groups, workers, iterations) = (run.count("groups"), run.count("workers"), run.count("iterations"));
-    let (pattern, subject) = (Regex::new(PATTERN)?, subject());
+    let (pattern, prefix) = (Regex::new(PATTERN)?, prefix());
     let counters: Vec<Mutex<i64>> = (0..groups).map(|_| Mutex::new(0)).collect();
     let units = run.units();
     let contended = run.timed(|| {
         thread::scope(|scope| -> Result<i64> {
             let started = (0..groups * workers)
                 .map(|w| {
-                    let (counter, pattern, subject) = (&counters[w / workers], &pattern, subject.as_str());
-                    threads::spawn(scope, &units, move || {
-                        match_locked(counter, pattern, subject, iterations)
-                    })
+                    let (counter, pattern, prefix) = (&counters[w / workers], &pattern, prefix.as_str());
+                    threads::spawn(scope, &units, move || match_locked(counter, pattern, prefix, iterations))
                 })
                 .collect::<std::io::Result<Vec<_>>>()?;
             started.into_iter().map(threads::join).sum()
@@ -66,16 +67,16 @@ fn mutex_cpu_threads(run: &mut Run) -> Result {
 /// iterations before the next starts, and none waits.
 fn mutex_cpu_tasks<E: Executor>(run: &mut Run, executor: E) -> Result {
     let (groups, workers, iterations) = (run.count("groups"), run.count("workers"), run.count("iterations"));
-    let (pattern, subject) = (Arc::new(Regex::new(PATTERN)?), Arc::<str>::from(subject()));
+    let (pattern, prefix) = (Arc::new(Regex::new(PATTERN)?), Arc::<str>::from(prefix()));
     let counters: Arc<[Mutex<i64>]> = (0..groups).map(|_| Mutex::new(0)).collect();
     let work = |tasks: E::Spawner| {
         let counters = Arc::clone(&counters);
         async move {
             let started: Vec<_> = (0..groups * workers)
                 .map(|w| {
-                    let (counters, pattern, subject) =
-                        (Arc::clone(&counters), Arc::clone(&pattern), Arc::clone(&subject));
-                    tasks.spawn(async move { match_locked(&counters[w / workers], &pattern, &subject, iterations) })
+                    let (counters, pattern, prefix) =
+                        (Arc::clone(&counters), Arc::clone(&pattern), Arc::clone(&prefix));
+                    tasks.spawn(async move { match_locked(&counters[w / workers], &pattern, &prefix, iterations) })
                 })
                 .collect();
             let mut contended = 0;
@@ -90,14 +91,15 @@ fn mutex_cpu_tasks<E: Executor>(run: &mut Run, executor: E) -> Result {
 }
 
 /// One worker: its acquisitions that found the lock held.
-fn match_locked(counter: &Mutex<i64>, pattern: &Regex, subject: &str, iterations: usize) -> Result<i64> {
+fn match_locked(counter: &Mutex<i64>, pattern: &Regex, prefix: &str, iterations: usize) -> Result<i64> {
     let mut captures = pattern.capture_locations();
     let mut contended = 0;
-    for _ in 0..iterations {
+    for i in 0..iterations {
+        let subject = format!("{prefix}{i}");
         let mut guarded = lock(counter, &mut contended);
         let seen = *guarded;
         pattern
-            .captures_read(&mut captures, subject)
+            .captures_read(&mut captures, &subject)
             .ok_or("the pattern did not match")?;
         let (start, end) = captures.get(1).ok_or("the pattern captured nothing")?;
         *guarded = seen + (end - start) as i64;
