@@ -292,6 +292,22 @@ module SchedulerCases
     assert free
   end
 
+  # A yield turns the loop: the back end is polled between turns, so a
+  # fiber that keeps yielding lets a timer's fiber wake (it spun for ever
+  # when the loop resumed the ready fibers until none was left).
+  def test_a_yield_lets_the_loop_turn
+    passes, polls = with_scheduler do |scheduler|
+      woke = false
+      passes = 0
+      Fiber.schedule { sleep 0.01; woke = true }
+      Fiber.schedule { (Fiber.scheduler.pass; passes += 1) until woke }
+      before = scheduler.counts.values_at(:enters, :waits).compact.first
+      scheduler.run
+      [passes, scheduler.counts.values_at(:enters, :waits).compact.first - before]
+    end
+    assert_operator polls, :>=, passes - 1 # a poll between each two turns
+  end
+
   def test_the_cores_queue_parks_poppers_and_a_bounded_one_its_pushers
     got = with_scheduler do
       queue = Concbench::Core::Queue.new(2)
