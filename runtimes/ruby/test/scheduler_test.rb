@@ -292,6 +292,27 @@ module SchedulerCases
     assert free
   end
 
+  # As stock Mutex and UM::Mutex: unlock frees the lock and wakes a waiter,
+  # and the fiber that unlocked may take it again before the waiter runs.
+  def test_the_cores_mutex_lets_the_fiber_that_unlocks_take_it_again
+    log = with_scheduler do
+      mutex = Concbench::Core::Mutex.new
+      seen = []
+      Fiber.schedule do
+        mutex.lock
+        Fiber.schedule { mutex.lock; seen << :waiter; mutex.unlock }
+        mutex.unlock # wakes the waiter, which has not run yet
+        seen << [:retook, mutex.try_lock]
+        Fiber.scheduler.pass # the waiter runs, finds it held and waits again
+        seen << :unlocks
+        mutex.unlock
+      end
+      Fiber.scheduler.run
+      seen
+    end
+    assert_equal [[:retook, true], :unlocks, :waiter], log
+  end
+
   # A yield turns the loop: the back end is polled between turns, so a
   # fiber that keeps yielding lets a timer's fiber wake (it spun for ever
   # when the loop resumed the ready fibers until none was left).

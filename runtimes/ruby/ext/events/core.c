@@ -814,32 +814,31 @@ static bool park(struct core *r, struct op *waiters)
     return await(r, op);
 }
 
-/* Wakes the first fiber parked on waiters, if any; that fiber, or Qnil. */
-static VALUE wake_first(struct core *r, struct op *waiters)
+/* Wakes the first fiber parked on waiters, if any. */
+static void wake_first(struct core *r, struct op *waiters)
 {
     if (list_empty(waiters))
-        return Qnil;
+        return;
     struct op *op = waiters->next;
     op->result = 1;
     op->done = true;
     place(r, op, READY);
-    return op->fiber;
 }
 
-/* Concbench::Core::Mutex: a lock for fibers under a Core, as stock Mutex's
- * interface (try_lock, lock, unlock, synchronize); unlock hands it to the
- * first waiter, so a fiber woken holds it. */
+/* Concbench::Core::Mutex: a lock for fibers under a Core, with stock
+ * Mutex's interface (try_lock, lock, unlock, synchronize) and its way, as
+ * UM::Mutex's: unlock frees it and wakes the first waiter, which tries
+ * again when it runs; the fiber that unlocked may take it again first, and
+ * the waiter then waits again, last. (A hand-off to the waiter would be a
+ * fair lock, another lock than the stock one the other rows use.) */
 struct mutex {
     bool locked;
-    VALUE owner;   /* the fiber holding it, for one that must give it up */
     struct op waiters;
 };
 
 static void mutex_mark(void *p)
 {
-    struct mutex *m = p;
-    rb_gc_mark(m->owner);
-    mark_waiters(&m->waiters);
+    mark_waiters(&((struct mutex *)p)->waiters);
 }
 
 static size_t mutex_size(const void *p) { return sizeof(struct mutex); }
@@ -854,7 +853,6 @@ static VALUE mutex_alloc(VALUE klass)
 {
     struct mutex *m;
     VALUE self = TypedData_Make_Struct(klass, struct mutex, &mutex_type, m);
-    m->owner = Qnil;
     list_init(&m->waiters);
     return self;
 }
@@ -872,7 +870,6 @@ static VALUE mutex_try_lock(VALUE self)
     if (m->locked)
         return Qfalse;
     m->locked = true;
-    m->owner = rb_fiber_current();
     return Qtrue;
 }
 
@@ -881,23 +878,28 @@ static VALUE mutex_unlock(VALUE self)
     struct mutex *m = get_mutex(self);
     if (!m->locked)
         rb_raise(rb_eThreadError, "the mutex is not locked");
-    m->owner = list_empty(&m->waiters) ? Qnil : wake_first(current_core(), &m->waiters);   /* the next holder */
-    m->locked = m->owner != Qnil;
+    m->locked = false;
+    if (!list_empty(&m->waiters))   /* current_core only then: it costs a look-up */
+        wake_first(current_core(), &m->waiters);
     return self;
 }
 
 static VALUE mutex_wait(VALUE self)
 {
-    park(current_core(), &get_mutex(self)->waiters);   /* woken holding it */
+    struct mutex *m = get_mutex(self);
+    while (!RTEST(mutex_try_lock(self)))
+        park(current_core(), &m->waiters);
     return self;
 }
 
-/* An exception raised into a fiber waiting for the lock (Timeout's): one
- * that had been handed the lock already passes it on before raising on. */
+/* An exception raised into a fiber waiting for the lock (Timeout's): the
+ * wake-up it may have been given goes to the next waiter if the lock is
+ * free, so that none waits on for a lock nobody holds. */
 static VALUE mutex_abandon(VALUE self, VALUE error)
 {
-    if (get_mutex(self)->owner == rb_fiber_current())
-        mutex_unlock(self);
+    struct mutex *m = get_mutex(self);
+    if (!m->locked)
+        wake_first(current_core(), &m->waiters);
     rb_exc_raise(error);
     return Qnil;
 }
