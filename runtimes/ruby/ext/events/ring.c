@@ -2,7 +2,11 @@
  * and cancellations are ring entries whose user data is the op; entries are
  * prepared as fibers ask and submitted together when the loop waits
  * (io_uring_submit_and_wait), or polls between turns without waiting
- * (io_uring_submit_and_get_events), or when the submission queue is full. */
+ * (io_uring_submit_and_get_events), or when the submission queue is full.
+ * The ring is set up as UringMachine's is, where the kernel allows:
+ * COOP_TASKRUN (completions are posted when the thread enters the kernel,
+ * which the loop does each turn, not by interrupting it) and SUBMIT_ALL (a
+ * batch goes on past an entry that fails). */
 #include "events.h"
 
 #include <errno.h>
@@ -17,7 +21,12 @@ struct ring {
 static void *ring_open(unsigned entries)
 {
     struct ring *r = ZALLOC(struct ring);
-    int rc = io_uring_queue_init(entries, &r->uring, 0);
+    struct io_uring_params params = {.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SUBMIT_ALL};
+    int rc = io_uring_queue_init_params(entries, &r->uring, &params);
+    if (rc == -EINVAL) {   /* a kernel older than 5.19 knows neither flag */
+        params = (struct io_uring_params){0};
+        rc = io_uring_queue_init_params(entries, &r->uring, &params);
+    }
     if (rc < 0) {
         xfree(r);
         rb_syserr_fail(-rc, "io_uring_queue_init");
