@@ -292,6 +292,43 @@ module SchedulerCases
     assert free
   end
 
+  # As stock Mutex and UM::Mutex: unlock frees the lock and wakes a waiter,
+  # and the fiber that unlocked may take it again before the waiter runs.
+  def test_the_cores_mutex_lets_the_fiber_that_unlocks_take_it_again
+    log = with_scheduler do
+      mutex = Concbench::Core::Mutex.new
+      seen = []
+      Fiber.schedule do
+        mutex.lock
+        Fiber.schedule { mutex.lock; seen << :waiter; mutex.unlock }
+        mutex.unlock # wakes the waiter, which has not run yet
+        seen << [:retook, mutex.try_lock]
+        Fiber.scheduler.pass # the waiter runs, finds it held and waits again
+        seen << :unlocks
+        mutex.unlock
+      end
+      Fiber.scheduler.run
+      seen
+    end
+    assert_equal [[:retook, true], :unlocks, :waiter], log
+  end
+
+  # A yield turns the loop: the back end is polled between turns, so a
+  # fiber that keeps yielding lets a timer's fiber wake (it spun for ever
+  # when the loop resumed the ready fibers until none was left).
+  def test_a_yield_lets_the_loop_turn
+    passes, polls = with_scheduler do |scheduler|
+      woke = false
+      passes = 0
+      Fiber.schedule { sleep 0.01; woke = true }
+      Fiber.schedule { (Fiber.scheduler.pass; passes += 1) until woke }
+      before = scheduler.counts.values_at(:enters, :waits).compact.first
+      scheduler.run
+      [passes, scheduler.counts.values_at(:enters, :waits).compact.first - before]
+    end
+    assert_operator polls, :>=, passes - 1 # a poll between each two turns
+  end
+
   def test_the_cores_queue_parks_poppers_and_a_bounded_one_its_pushers
     got = with_scheduler do
       queue = Concbench::Core::Queue.new(2)

@@ -15,7 +15,12 @@
  * the result and gives the op back. The loop has the back end submit what
  * was prepared and wait for completions without the GVL (on io_uring, one
  * io_uring_enter for both), moves each completed op to the ready list, and
- * resumes the ready ops' fibers in order. On io_uring reads and writes are
+ * resumes the ready ops' fibers in order. Each turn of the loop resumes the
+ * ops that were ready when it began; those made ready meanwhile (a fiber's
+ * #pass, a hand-off) wait for the next turn, and between turns the back end
+ * is asked for its completions without blocking, as async's run_once does:
+ * so a yield lets the loop turn, and the event source is polled while
+ * fibers keep yielding. On io_uring reads and writes are
  * operations; on epoll the core makes them at once, and polls when they
  * would block. Fibers blocked on a stock Mutex, Queue or ConditionVariable
  * (#block) are in a table by fiber; #unblock moves them to the ready list,
@@ -46,7 +51,7 @@ enum kind {
     OP_IO,      /* a read, write or poll */
     OP_SLEEP,   /* a timeout the fiber waits for */
     OP_BLOCK,   /* not the kernel's: a fiber blocked until #unblock (or a mutex's or queue's hand-off) */
-    OP_PASS,    /* not the kernel's: a fiber letting the ready ones run first */
+    OP_PASS,    /* not the kernel's: a fiber waiting for the loop's next turn */
     OP_TIMER,   /* a block's or a poll's timeout: wakes the block with false, cancels the poll */
     OP_ALARM,   /* #timeout_after's: raises into the fiber */
 };
@@ -72,6 +77,7 @@ struct core {
     unsigned awaited;           /* ops in flight that a fiber waits for */
     unsigned parked;            /* fibers waiting on a Mutex or a Queue */
     struct op flight, ready;    /* list heads */
+    struct op turn;             /* the ready ops this turn resumes: those ready when it began */
     struct op *free;
     st_table *blocked;          /* fiber => its OP_BLOCK */
     int wake;                   /* eventfd: #unblock from another thread */
@@ -96,6 +102,18 @@ static void list_push(struct op *head, struct op *op)
     op->next = head;
     head->prev->next = op;
     head->prev = op;
+}
+
+/* Moves every op of from to the end of to. */
+static void list_splice(struct op *to, struct op *from)
+{
+    if (list_empty(from))
+        return;
+    from->next->prev = to->prev;
+    to->prev->next = from->next;
+    from->prev->next = to;
+    to->prev = from->prev;
+    list_init(from);
 }
 
 static void list_remove(struct op *op)
@@ -145,6 +163,7 @@ static void core_mark(void *p)
         return;   /* not initialized */
     mark_list(&r->flight);
     mark_list(&r->ready);
+    mark_list(&r->turn);
     if (r->blocked)
         rb_mark_set(r->blocked);
     rb_gc_mark(r->thread);
@@ -181,8 +200,10 @@ static void core_free(void *p)
 {
     struct core *r = p;
     core_exit(r);
-    if (r->flight.next)
-        free_list(&r->ready);   /* ops of fibers that will never run again */
+    if (r->flight.next) {   /* ops of fibers that will never run again */
+        free_list(&r->ready);
+        free_list(&r->turn);
+    }
     if (r->blocked)
         st_foreach(r->blocked, free_blocked, 0);
     while (r->free) {
@@ -376,11 +397,13 @@ void core_complete(struct core *r, struct op *op, int result)
     place(r, op, READY);
 }
 
-/* Resumes the ready ops' fibers in order; an alarm raises into its fiber. */
+/* One turn: resumes the fibers of the ops ready now, in order; an alarm
+ * raises into its fiber. Ops made ready meanwhile wait for the next turn. */
 static void resume_ready(struct core *r)
 {
-    while (!list_empty(&r->ready)) {
-        struct op *op = r->ready.next;
+    list_splice(&r->turn, &r->ready);
+    while (!list_empty(&r->turn)) {
+        struct op *op = r->turn.next;
         VALUE fiber = op->fiber;
         place(r, op, NOWHERE);
         op->done = true;   /* a pass's and an alarm's only now */
@@ -401,17 +424,21 @@ static bool deadlocked(struct core *r)
     return !r->awaited && list_empty(&r->ready) && (r->blocked->num_entries || r->parked) && rb_thread_alone();
 }
 
-/* #run: resumes fibers until none waits for an operation or a wake-up. */
+/* #run: turns the loop until no fiber is ready or waits for an operation
+ * or a wake-up; between turns the back end blocks only if none is ready. */
 static VALUE core_run(VALUE self)
 {
     struct core *r = get_core(self);
     while (true) {
         resume_ready(r);
-        if (!r->events || (!r->awaited && !r->blocked->num_entries && !r->parked))
+        if (!r->events)
+            return Qnil;
+        bool idle = list_empty(&r->ready);
+        if (idle && !r->awaited && !r->blocked->num_entries && !r->parked)
             return Qnil;
         if (deadlocked(r))
             rb_funcall(self, id_raise_deadlock, 1, ULONG2NUM(r->blocked->num_entries + r->parked));
-        r->backend->wait(r->events, r, list_empty(&r->ready));
+        r->backend->wait(r->events, r, idle);
     }
 }
 
@@ -443,6 +470,7 @@ static VALUE core_initialize(VALUE self, VALUE name, VALUE entries)
         rb_raise(rb_eArgError, "no back end %" PRIsVALUE " (uring or epoll)", name);
     list_init(&r->flight);
     list_init(&r->ready);
+    list_init(&r->turn);
     r->blocked = st_init_numtable();
     int wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wake < 0)
@@ -749,7 +777,8 @@ static VALUE core_unblock(VALUE self, VALUE blocker, VALUE fiber)
     return Qnil;
 }
 
-/* #pass: lets every other ready fiber run, then goes on (a Task's yield). */
+/* #pass: a Task's yield: the fiber goes on in the loop's next turn, after
+ * the fibers ready now and a look at the back end's completions. */
 static VALUE core_pass(VALUE self)
 {
     struct core *r = get_core(self);
@@ -785,32 +814,31 @@ static bool park(struct core *r, struct op *waiters)
     return await(r, op);
 }
 
-/* Wakes the first fiber parked on waiters, if any; that fiber, or Qnil. */
-static VALUE wake_first(struct core *r, struct op *waiters)
+/* Wakes the first fiber parked on waiters, if any. */
+static void wake_first(struct core *r, struct op *waiters)
 {
     if (list_empty(waiters))
-        return Qnil;
+        return;
     struct op *op = waiters->next;
     op->result = 1;
     op->done = true;
     place(r, op, READY);
-    return op->fiber;
 }
 
-/* Concbench::Core::Mutex: a lock for fibers under a Core, as stock Mutex's
- * interface (try_lock, lock, unlock, synchronize); unlock hands it to the
- * first waiter, so a fiber woken holds it. */
+/* Concbench::Core::Mutex: a lock for fibers under a Core, with stock
+ * Mutex's interface (try_lock, lock, unlock, synchronize) and its way, as
+ * UM::Mutex's: unlock frees it and wakes the first waiter, which tries
+ * again when it runs; the fiber that unlocked may take it again first, and
+ * the waiter then waits again, last. (A hand-off to the waiter would be a
+ * fair lock, another lock than the stock one the other rows use.) */
 struct mutex {
     bool locked;
-    VALUE owner;   /* the fiber holding it, for one that must give it up */
     struct op waiters;
 };
 
 static void mutex_mark(void *p)
 {
-    struct mutex *m = p;
-    rb_gc_mark(m->owner);
-    mark_waiters(&m->waiters);
+    mark_waiters(&((struct mutex *)p)->waiters);
 }
 
 static size_t mutex_size(const void *p) { return sizeof(struct mutex); }
@@ -825,7 +853,6 @@ static VALUE mutex_alloc(VALUE klass)
 {
     struct mutex *m;
     VALUE self = TypedData_Make_Struct(klass, struct mutex, &mutex_type, m);
-    m->owner = Qnil;
     list_init(&m->waiters);
     return self;
 }
@@ -843,7 +870,6 @@ static VALUE mutex_try_lock(VALUE self)
     if (m->locked)
         return Qfalse;
     m->locked = true;
-    m->owner = rb_fiber_current();
     return Qtrue;
 }
 
@@ -852,23 +878,28 @@ static VALUE mutex_unlock(VALUE self)
     struct mutex *m = get_mutex(self);
     if (!m->locked)
         rb_raise(rb_eThreadError, "the mutex is not locked");
-    m->owner = list_empty(&m->waiters) ? Qnil : wake_first(current_core(), &m->waiters);   /* the next holder */
-    m->locked = m->owner != Qnil;
+    m->locked = false;
+    if (!list_empty(&m->waiters))   /* current_core only then: it costs a look-up */
+        wake_first(current_core(), &m->waiters);
     return self;
 }
 
 static VALUE mutex_wait(VALUE self)
 {
-    park(current_core(), &get_mutex(self)->waiters);   /* woken holding it */
+    struct mutex *m = get_mutex(self);
+    while (!RTEST(mutex_try_lock(self)))
+        park(current_core(), &m->waiters);
     return self;
 }
 
-/* An exception raised into a fiber waiting for the lock (Timeout's): one
- * that had been handed the lock already passes it on before raising on. */
+/* An exception raised into a fiber waiting for the lock (Timeout's): the
+ * wake-up it may have been given goes to the next waiter if the lock is
+ * free, so that none waits on for a lock nobody holds. */
 static VALUE mutex_abandon(VALUE self, VALUE error)
 {
-    if (get_mutex(self)->owner == rb_fiber_current())
-        mutex_unlock(self);
+    struct mutex *m = get_mutex(self);
+    if (!m->locked)
+        wake_first(current_core(), &m->waiters);
     rb_exc_raise(error);
     return Qnil;
 }

@@ -1,7 +1,12 @@
 /* The core's io_uring back end (events.h): reads, writes, polls, timeouts
  * and cancellations are ring entries whose user data is the op; entries are
  * prepared as fibers ask and submitted together when the loop waits
- * (io_uring_submit_and_wait), or when the submission queue is full. */
+ * (io_uring_submit_and_wait), or polls between turns without waiting
+ * (io_uring_submit_and_get_events), or when the submission queue is full.
+ * The ring is set up as UringMachine's is, where the kernel allows:
+ * COOP_TASKRUN (completions are posted when the thread enters the kernel,
+ * which the loop does each turn, not by interrupting it) and SUBMIT_ALL (a
+ * batch goes on past an entry that fails). */
 #include "events.h"
 
 #include <errno.h>
@@ -16,7 +21,12 @@ struct ring {
 static void *ring_open(unsigned entries)
 {
     struct ring *r = ZALLOC(struct ring);
-    int rc = io_uring_queue_init(entries, &r->uring, 0);
+    struct io_uring_params params = {.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SUBMIT_ALL};
+    int rc = io_uring_queue_init_params(entries, &r->uring, &params);
+    if (rc == -EINVAL) {   /* a kernel older than 5.19 knows neither flag */
+        params = (struct io_uring_params){0};
+        rc = io_uring_queue_init_params(entries, &r->uring, &params);
+    }
     if (rc < 0) {
         xfree(r);
         rb_syserr_fail(-rc, "io_uring_queue_init");
@@ -31,9 +41,12 @@ static void ring_close(void *p)
     xfree(r);
 }
 
-/* Counts a submission of what was prepared (rc: io_uring's return). */
+/* Counts a submission of what was prepared (rc: io_uring's return; a
+ * signal or a timeout that ended a wait submitted nothing). */
 static void submitted(struct ring *r, int rc)
 {
+    if (rc == -EINTR || rc == -ETIME)
+        rc = 0;
     if (rc < 0)
         rb_syserr_fail(-rc, "io_uring_submit");
     r->enters++;
@@ -99,10 +112,10 @@ static void ring_wait(void *p, struct core *core, bool blocking)
     if (blocking) {
         struct wait_args a = {r, 0};
         rb_thread_call_without_gvl(submit_and_wait_nogvl, &a, RUBY_UBF_IO, NULL);
-        submitted(r, a.rc == -EINTR || a.rc == -ETIME ? 0 : a.rc);   /* a signal or a timeout ended the wait */
+        submitted(r, a.rc);
     }
-    else if (r->pending)
-        submitted(r, io_uring_submit(&r->uring));
+    else   /* enters the kernel even with nothing to submit, for the completions it has not posted yet */
+        submitted(r, io_uring_submit_and_get_events(&r->uring));
     struct io_uring_cqe *cqe;
     unsigned head, seen = 0;
     io_uring_for_each_cqe(&r->uring, head, cqe) {
