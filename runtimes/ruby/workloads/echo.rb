@@ -41,7 +41,7 @@ module Workloads
       ConcurrentProcs.load
       served(connections, transport, timed) do |server, held|
         serve = ->(client) { await_echo(client, size) }
-        per_connection(server, connections, held, :await_result, serve, accept: :await_accept) do |work|
+        per_connection(server, connections, held, :await_result, serve, accept: method(:await_accept)) do |work|
           ConcurrentProcs.new(&work).call_detached
         end
       end
@@ -58,6 +58,21 @@ module Workloads
           ring = Fiber.scheduler
           serve = ->(client) { echo_direct(ring, client, size) }
           per_connection(server, connections, held, :wait, serve) { |work| task.async(&work) }
+        end
+      end
+    end
+
+    # UringMachine's pure API, as its echo server example serves (lib/um.rb):
+    # the listener is Ruby's, the caller takes each connection's descriptor
+    # with UM#accept and spins a fiber per connection on the one machine,
+    # which UM#recv's and UM#send's it back; no Ruby IO in between.
+    def self.um(connections:, size:, transport:, **, &timed)
+      served(connections, transport, timed) do |server, held|
+        machine = Concbench::Um.machine
+        serve = ->(fd) { echo_um(machine, fd, size) }
+        accept = ->(listener) { accept_um(machine, listener) }
+        per_connection(server, connections, held, :wait, serve, accept:) do |work|
+          Concbench::Um::Spun.new(machine, machine.spin(&work))
         end
       end
     end
@@ -149,14 +164,14 @@ module Workloads
       ServerSocket.new(:INET, :STREAM).tap { |server| server.bind(Addrinfo.tcp("127.0.0.1", 0), connections) }
     end
 
-    # Accepts the connections one at a time (`accept`: the method that takes
-    # the next) and serves each (`serve`, given the connection) on a unit that
+    # Accepts the connections one at a time (`accept`: what takes the next,
+    # given the listener) and serves each (`serve`, given the connection) on a unit that
     # the block starts with its work; `await` ends a unit and returns the
     # bytes it wrote back.
-    def self.per_connection(server, connections, held, await, serve, accept: :accept)
+    def self.per_connection(server, connections, held, await, serve, accept: method(:accept))
       live = Kit.units
       Array.new(connections) do
-        client = public_send(accept, server)
+        client = accept.call(server)
         held.start
         yield(proc { live.unit { serve.call(client).tap { held.finish } } })
       end.sum(&await)
@@ -182,6 +197,14 @@ module Workloads
       retry
     end
 
+    # The next connection's descriptor, taken through the machine (UM#accept),
+    # with Nagle's algorithm off on TCP (UM#setsockopt).
+    def self.accept_um(machine, server)
+      fd = machine.accept(server.fileno)
+      machine.setsockopt(fd, UM::IPPROTO_TCP, UM::TCP_NODELAY, 1) unless server.is_a?(UNIXServer)
+      fd
+    end
+
     # A read takes what is there, up to a request or 4 KiB, whichever is more.
     def self.read_size(size) = [size, 4096].max
 
@@ -196,6 +219,21 @@ module Workloads
       bytes
     ensure
       client.close
+    end
+
+    # echo on the machine's UM#recv and UM#send (MSG_WAITALL: the send
+    # returns once all it was given is written, as the um row's socketpair
+    # sends), closing with UM#close.
+    def self.echo_um(machine, fd, size)
+      chunk = read_size(size)
+      buffer = String.new(capacity: chunk)
+      bytes = 0
+      while (n = machine.recv(fd, buffer, chunk, 0)).positive?
+        bytes += machine.send(fd, buffer, n, UM::MSG_WAITALL)
+      end
+      bytes
+    ensure
+      machine.close(fd)
     end
 
     # echo on Concurrently's IO#await_read and #await_written.
