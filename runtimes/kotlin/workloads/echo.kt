@@ -17,6 +17,7 @@ import io.ktor.network.sockets.UnixSocketAddress
 import io.ktor.network.sockets.aSocket
 import io.ktor.network.sockets.openReadChannel
 import io.ktor.network.sockets.openWriteChannel
+import io.ktor.network.sockets.toJavaAddress
 import io.ktor.utils.io.readAvailable
 import io.ktor.utils.io.writeFully
 import kotlinx.coroutines.Dispatchers
@@ -78,7 +79,9 @@ class Echo : Workload {
     /** The address as the harness reads it: "tcp:127.0.0.1:PORT" or "unix:PATH". */
     private fun address(bound: SocketAddress) =
         when (bound) {
-            is InetSocketAddress -> "tcp:${bound.hostname}:${bound.port}"
+            // the address as a literal: Ktor's hostname is the name it resolves to (localhost)
+            is InetSocketAddress -> "tcp:${(bound.toJavaAddress() as java.net.InetSocketAddress).address.hostAddress}:${bound.port}"
+
             is UnixSocketAddress -> "unix:${bound.path}"
         }
 
