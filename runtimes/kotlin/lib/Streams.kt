@@ -2,21 +2,21 @@ package concbench.coroutines
 
 import concbench.kit.Run
 import concbench.lib.Streams.Ends
+import concbench.lib.Streams.Finish
 import concbench.lib.Streams.Opener
-import kotlinx.coroutines.CoroutineDispatcher
+import io.ktor.network.selector.SelectInterest
+import io.ktor.network.selector.SelectorManager
 import kotlinx.coroutines.Dispatchers
-import kotlinx.coroutines.withContext
 import java.nio.ByteBuffer
+import java.nio.channels.SelectableChannel
 
 /**
  * pipe and socketpair on the coroutine row, as the Java kit's lib.Streams runs them on threads:
- * per group, a pair of blocking channels (its Ends, made by its Opener before the clocks and
- * closed after), a writer unit writing `messages` blocks of `size` bytes and then ending its
- * stream, and a reader unit reading `size` bytes a call until end of stream and counting them.
- * kotlinx.coroutines has no pipe or socket of its own: each read and write is a blocking call in
- * withContext on Dispatchers.IO.limitedParallelism(2 x groups), a view of the library's pool for
- * blocking calls with a thread for every unit that may block at once (Dispatchers.IO itself has
- * 64, and 64 readers blocked on pipes whose writers wait for a thread would never wake).
+ * per group, a pair of channels (its Ends, made by its Opener before the clocks and closed after),
+ * a writer unit writing `messages` blocks of `size` bytes and then ending its stream, and a reader
+ * unit reading `size` bytes a call until end of stream and counting them. kotlinx.coroutines has
+ * no pipe or socket of its own: the channels are non-blocking, and a unit that finds its channel
+ * empty or full suspends until Ktor's selector finds it ready (lib/Readiness.kt).
  */
 object Streams {
     fun run(
@@ -31,16 +31,26 @@ object Streams {
             for (g in 0 until groups) {
                 ends[g] = opener.open(g)
             }
-            val blocking = Dispatchers.IO.limitedParallelism(2 * groups)
-            val read = LongArray(groups)
             // Unit 2g writes group g's stream, unit 2g + 1 reads it.
-            run.timedOnDefault {
-                launchUnits(run.units(), 2 * groups) { u ->
+            val watched =
+                List(2 * groups) { u ->
                     val group = ends[u / 2]!!
                     if (u % 2 == 0) {
-                        write(group, messages, size, blocking)
+                        Watched(group.writer() as SelectableChannel, SelectInterest.WRITE)
                     } else {
-                        read[u / 2] = readAll(group, size, blocking)
+                        Watched(group.reader() as SelectableChannel, SelectInterest.READ)
+                    }
+                }
+            val read = LongArray(groups)
+            // Ktor's selector loop runs on Dispatchers.IO, as Ktor's own examples run it.
+            SelectorManager(Dispatchers.IO).use { selector ->
+                run.timedOnDefault {
+                    launchUnits(run.units(), 2 * groups) { u ->
+                        if (u % 2 == 0) {
+                            write(watched[u], ends[u / 2]!!.finish(), messages, size, selector)
+                        } else {
+                            read[u / 2] = readAll(watched[u], size, selector)
+                        }
                     }
                 }
             }
@@ -54,36 +64,35 @@ object Streams {
     }
 
     private suspend fun write(
-        ends: Ends,
+        writer: Watched,
+        finish: Finish,
         messages: Long,
         size: Int,
-        blocking: CoroutineDispatcher,
+        selector: SelectorManager,
     ) {
-        ends.writer().use { writer ->
+        writer.use {
             val block = ByteBuffer.allocateDirect(size)
             while (block.hasRemaining()) {
                 block.put('x'.code.toByte())
             }
             for (m in 0 until messages) {
                 block.rewind()
-                while (block.hasRemaining()) { // a short write goes on where it stopped
-                    withContext(blocking) { writer.write(block) }
-                }
+                selector.writeAll(writer, block)
             }
-            ends.finish().run()
+            finish.run()
         }
     }
 
     private suspend fun readAll(
-        ends: Ends,
+        reader: Watched,
         size: Int,
-        blocking: CoroutineDispatcher,
+        selector: SelectorManager,
     ): Long {
-        ends.reader().use { reader ->
+        reader.use {
             val buffer = ByteBuffer.allocateDirect(size)
             var total = 0L
             while (true) {
-                val n = withContext(blocking) { reader.read(buffer) }
+                val n = selector.read(reader, buffer)
                 if (n < 0) {
                     return total
                 }
