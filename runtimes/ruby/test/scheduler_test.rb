@@ -313,6 +313,25 @@ module SchedulerCases
     assert_equal [[:retook, true], :unlocks, :waiter], log
   end
 
+  # As stock Mutex: only the fiber holding the core's mutex may unlock it;
+  # another's unlock raises ThreadError and leaves the lock held.
+  def test_the_cores_mutex_refuses_an_unlock_by_a_fiber_that_does_not_hold_it
+    log = with_scheduler do
+      mutex = Concbench::Core::Mutex.new
+      seen = []
+      Fiber.schedule { mutex.lock; sleep 0.01; mutex.unlock; seen << :holder_unlocked }
+      Fiber.schedule do
+        mutex.unlock
+        seen << :stranger_unlocked
+      rescue ThreadError
+        seen << [:refused, mutex.try_lock]
+      end
+      Fiber.scheduler.run
+      seen
+    end
+    assert_equal [[:refused, false], :holder_unlocked], log
+  end
+
   # A yield turns the loop: the back end is polled between turns, so a
   # fiber that keeps yielding lets a timer's fiber wake (it spun for ever
   # when the loop resumed the ready fibers until none was left).

@@ -833,12 +833,15 @@ static void wake_first(struct core *r, struct op *waiters)
  * fair lock, another lock than the stock one the other rows use.) */
 struct mutex {
     bool locked;
+    VALUE owner;   /* the fiber holding it: only it may unlock, as stock Mutex */
     struct op waiters;
 };
 
 static void mutex_mark(void *p)
 {
-    mark_waiters(&((struct mutex *)p)->waiters);
+    struct mutex *m = p;
+    rb_gc_mark(m->owner);
+    mark_waiters(&m->waiters);
 }
 
 static size_t mutex_size(const void *p) { return sizeof(struct mutex); }
@@ -853,6 +856,7 @@ static VALUE mutex_alloc(VALUE klass)
 {
     struct mutex *m;
     VALUE self = TypedData_Make_Struct(klass, struct mutex, &mutex_type, m);
+    m->owner = Qnil;
     list_init(&m->waiters);
     return self;
 }
@@ -870,6 +874,7 @@ static VALUE mutex_try_lock(VALUE self)
     if (m->locked)
         return Qfalse;
     m->locked = true;
+    m->owner = rb_fiber_current();
     return Qtrue;
 }
 
@@ -878,7 +883,10 @@ static VALUE mutex_unlock(VALUE self)
     struct mutex *m = get_mutex(self);
     if (!m->locked)
         rb_raise(rb_eThreadError, "the mutex is not locked");
+    if (m->owner != rb_fiber_current())   /* stock Mutex's check */
+        rb_raise(rb_eThreadError, "Attempt to unlock a mutex which is locked by another thread/fiber");
     m->locked = false;
+    m->owner = Qnil;
     if (!list_empty(&m->waiters))   /* current_core only then: it costs a look-up */
         wake_first(current_core(), &m->waiters);
     return self;
