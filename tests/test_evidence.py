@@ -153,3 +153,11 @@ def test_pairs_the_spec_plays_at_once_that_played_in_turn_are_marked_in_every_fo
 def test_one_pair_alive_is_all_the_spec_asks_of_one_pair():
     (table,) = _ping_pong_report(_pairs("coroutine", 1, 2)).tables
     assert table.marks(table.rows[0]) == ()
+
+
+def test_a_row_with_one_unit_is_never_said_to_take_turns():
+    key = CellKey("ping-pong", "c", "none", (("pairs", 16), ("rounds", 10)))
+    runs = (Sample(False, 1_000_000, 1, 1, 1, {"count": 16 * 19}, peak_live=1),) * 2
+    one = TrialRecord(key, 0, Status.OK, "", {}, wall_ns=10**9, maxrss_kb=1000, samples=runs)
+    (table,) = _ping_pong_report(one).tables
+    assert table.marks(table.rows[0]) == ()

@@ -156,13 +156,13 @@ class Table:
     def _turns(self, cell: CellResult) -> Mark | None:
         """The spec's mark where the units it keeps alive together took turns:
         fewer were ever alive at once than it says; None where they did not."""
-        if not self.spec or not self.spec.together or not cell.peaks:
-            return None
+        if not self.spec or not self.spec.together or not cell.peaks or not cell.units or cell.units[-1] <= 1:
+            return None  # one unit, or none, has nobody to take turns with
         try:
             together = self.spec.live_together(dict(cell.key.params))
         except (KeyError, ArithmeticError):
             return None  # the spec changed since: these parameters no longer evaluate
-        if together is None or cell.peaks[-1] >= together:
+        if together is None or together < 2 or cell.peaks[-1] >= together:
             return None
         return Mark(
             self.spec.together.mark,
