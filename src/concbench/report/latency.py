@@ -23,9 +23,20 @@ PERCENTILES = (("p50", "p50"), ("p99", "p99"), ("p99.9", "p999"), ("max", "max")
 LATE = "late generator"
 
 
+def trial_loads(trial: TrialRecord) -> list[dict]:
+    """The load of each timed run of one trial, and the latency it met."""
+    return [s.latency for s in trial.timed if s.latency]
+
+
 def timed_loads(cell: CellResult) -> list[dict]:
     """The load of each timed run of the row's verified trials, and the latency it met."""
-    return [s.latency for t in cell.verified for s in t.timed if s.latency]
+    return [load for t in cell.verified for load in trial_loads(t)]
+
+
+def run_median(cell: CellResult, figure) -> float | None:
+    """The median over the row's timed runs of figure(load); None for a row that served no load."""
+    loads = timed_loads(cell)
+    return statistics.median(figure(load) for load in loads) if loads else None
 
 
 def achieved(latency: dict) -> float:
@@ -53,24 +64,22 @@ def shortfall_text(cell: CellResult) -> str:
     return f"fell behind: {rate_text(cell)} of the {asked}/s asked"
 
 
+def _ns_text(ns: float | None) -> str | None:
+    return None if ns is None else seconds_text(ns / 1e9).replace(" ", "")
+
+
 def latency_text(cell: CellResult, key: str) -> str | None:
-    loads = timed_loads(cell)
-    if not loads:
-        return None
-    return seconds_text(statistics.median(load["latency_ns"][key] for load in loads) / 1e9).replace(" ", "")
+    return _ns_text(run_median(cell, lambda load: load["latency_ns"][key]))
 
 
 def send_lag_text(cell: CellResult) -> str | None:
     """The generator's own lateness, the median run's: the most it sent a request after it was due."""
-    loads = timed_loads(cell)
-    if not loads:
-        return None
-    return seconds_text(statistics.median(load["send_lag_ns"] for load in loads) / 1e9).replace(" ", "")
+    return _ns_text(run_median(cell, lambda load: load["send_lag_ns"]))
 
 
 def late(trial: TrialRecord) -> bool | None:
     """Whether a timed run of the trial had a send lag above its p99; None for a trial that served no load."""
-    loads = [s.latency for s in trial.timed if s.latency]
+    loads = trial_loads(trial)
     return any(load["send_lag_ns"] > load["latency_ns"]["p99"] for load in loads) if loads else None
 
 
@@ -79,7 +88,7 @@ def late_text(cell: CellResult) -> str:
     found = [t for t in cell.verified if late(t)]
     if not found:
         return ""
-    lag = max(load["send_lag_ns"] for t in found for load in (s.latency for s in t.timed if s.latency))
+    lag = max(load["send_lag_ns"] for t in found for load in trial_loads(t))
     trials = f"{len(found)} of {len(cell.verified)} trials" if len(cell.verified) > 1 else "its trial"
     return (
         f"in {trials} the generator sent a request up to {seconds_text(lag / 1e9)} after it was due, "

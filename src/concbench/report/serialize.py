@@ -2,7 +2,6 @@
 show --json`, and the trials of `report --format json|csv`) and one per cell
 (the cells of `report --format json`). docs/formats.md documents every field."""
 
-import statistics
 from dataclasses import asdict
 
 from ..records import PROCESS_FIGURES, CellKey, RunInfo, TrialRecord
@@ -82,14 +81,14 @@ def _summary(s: Summary | None) -> dict | None:
 
 def _latency(cell: CellResult) -> dict | None:
     """A served row's figures, the medians over its timed runs, in ns; None without a load."""
-    loads = latency.timed_loads(cell)
-    if not loads:
+    if not latency.timed_loads(cell):
         return None
     figures = {
-        f"{key}_ns": statistics.median(load["latency_ns"][key] for load in loads) for _, key in latency.PERCENTILES
+        f"{key}_ns": latency.run_median(cell, lambda load, key=key: load["latency_ns"][key])
+        for _, key in latency.PERCENTILES
     }
     return {
-        "rate_per_s": statistics.median(latency.achieved(load) for load in loads),
+        "rate_per_s": latency.run_median(cell, latency.achieved),
         **figures,
-        "send_lag_ns": statistics.median(load["send_lag_ns"] for load in loads),
+        "send_lag_ns": latency.run_median(cell, lambda load: load["send_lag_ns"]),
     }
