@@ -1,7 +1,7 @@
 """The diagnosis is derived from the figures of a run, never written by hand."""
 
 from concbench.records import CellKey, Sample, TrialRecord
-from concbench.report import aggregate, diagnosis
+from concbench.report import aggregate, diagnosis, intervals
 from concbench.status import Status
 from concbench.workloads import load_all
 
@@ -89,11 +89,12 @@ def test_workloads_without_a_kind_of_work_are_not_diagnosed():
 
 
 def test_neighbours_whose_intervals_overlap_are_not_ranked():
-    records = trials("map-io", {"none": [100, 150, 200], "thread": [190, 210, 230], "ractor": [300, 310, 320]})
+    records = trials("map-io", {"none": [100, 150, 200], "thread": [190, 290, 370], "ractor": [300, 310, 320]})
     table = aggregate.tables(records, [], SPECS)[0]
     assert [r.key.mechanism for r in table.ranked()] == ["ractor", "thread", "none"]
-    # Their medians' ranges overlap for thread and none too, but every trial
-    # of thread beat the trial of none beside it: their ratios' ranges do not.
+    # Their medians' intervals overlap for thread and none too, but each trial
+    # of thread took 1.85-1.93 times the trial of none beside it: their
+    # ratios' intervals do not.
     assert [(a.key.mechanism, b.key.mechanism) for a, b in table.unsettled()] == [("ractor", "thread")]
 
 
@@ -115,4 +116,24 @@ def test_concurrency_is_judged_within_each_runtime_against_its_own_plain_call():
     assert lines[5] == (
         "Concurrency pays for CPU-bound work (go/goroutine); it does not pay for trivial work. "
         "ruby/thread wins in no case."
+    )
+
+
+def test_the_census_counts_the_rows_with_an_interval_and_those_within_five_percent():
+    """map-io's baseline is none: thread's ratios agree within 2%, ractor's do
+    not; stm has too few trials for any interval."""
+    records = trials(
+        "map-io",
+        {
+            "none": [100, 150, 200, 120],
+            "thread": [200, 303, 398],
+            "ractor": [300, 310, 320],
+            "stm": [50, 60],
+        },
+    )
+    found = intervals.census(aggregate.tables(records, [], SPECS))
+    assert (found.rows, found.with_interval, found.by_t, found.within, found.unverified) == (4, 3, 3, 1, 0)
+    assert found.text() == (
+        "rows: 4; with a 95% interval 3 (75%; 3 of them by Student's t, from 3 to 5 trials): "
+        "within ±5.0% 1, wider 2; too few trials for one 1; no verified trial 0"
     )

@@ -7,7 +7,7 @@ second to several seconds, and drifts between runs minutes apart. A ratio of
 two medians taken minutes apart carries all of that; a ratio of two trials
 taken back to back carries only what differed between them. So every ratio,
 and its interval, is the median of the pairs' ratios and the distribution-free
-interval of that median (stats.median_interval), never a ratio of medians."""
+interval of that median (stats.summarize), never a ratio of medians."""
 
 import bisect
 import math
@@ -58,8 +58,8 @@ def _place(trials: list[TrialRecord]):
 
 
 def summary(rows: Sequence[TrialRecord], references: Sequence[TrialRecord], rate: bool) -> Summary | None:
-    """The paired ratios' median and its 95% interval (6 pairs or more; the
-    range below)."""
+    """The paired ratios' median and its 95% interval (stats.summarize: from
+    3 pairs; the range below)."""
     return summarize(ratios(rows, references, rate))
 
 

@@ -31,7 +31,7 @@ class Outcome(StrEnum):
     """How a cell's trials ended."""
 
     PLANNED = "took its planned trials"  # a fixed plan
-    SETTLED = "reached the target"  # a 95% interval: 6 pairs of trials (or timed runs) at least
+    SETTLED = "reached the target"  # a 95% interval: 3 pairs of trials (or timed runs) at least
     CAPPED = "reached max_trials"
     BUDGET = "stopped at the budget"
     UNMEASURED = "has no verified figure"  # every trial failed: more would not narrow anything
@@ -256,7 +256,7 @@ class Schedule:
         return [(cell, settling.cv) for cell, settling in found if settling and not self._settled(settling)]
 
     def _settled(self, settling: Summary) -> bool:
-        """A 95% interval (6 pairs or timed runs or more) within the target."""
+        """A 95% interval (3 pairs or timed runs or more: stats.summarize) within the target."""
         return settling.ci is not None and settling.spread <= self.settings.target
 
     def short(self) -> list[Cell]:

@@ -5,6 +5,14 @@ import statistics
 from dataclasses import dataclass
 
 CONFIDENCE = 0.95
+# From this many values an order statistic covers the median with 95%
+# confidence; from T_LEAST to one fewer, Student's t on the logarithms gives
+# the interval (log_t_interval), below T_LEAST nothing does.
+ORDER_LEAST = 6
+T_LEAST = 3
+# Student's t, two-sided at CONFIDENCE, by degrees of freedom (n - 1): the few a
+# log_t_interval needs, rather than scipy, which takes a while to import.
+T95 = {2: 4.302653, 3: 3.182446, 4: 2.776445}
 
 
 @dataclass(frozen=True)
@@ -15,9 +23,15 @@ class Summary:
     stdev: float
     min: float
     max: float
-    # The 95% confidence interval of the median; None below 6 values, where
-    # even [min, max] covers the median with less than 95% confidence.
+    # The 95% confidence interval of the median: from order statistics with 6
+    # values or more; from 3 to 5, Student's t on the logarithms (by_t); None
+    # below 3, or with a value of 0 or less among 3 to 5.
     ci: tuple[float, float] | None = None
+
+    @property
+    def by_t(self) -> bool:
+        """Whether the interval assumes log-normal noise: it is log_t_interval's."""
+        return self.ci is not None and self.n < ORDER_LEAST
 
     @property
     def cv(self) -> float:
@@ -51,7 +65,7 @@ def summarize(values) -> Summary | None:
         stdev=statistics.stdev(values) if len(values) > 1 else 0.0,
         min=values[0],
         max=values[-1],
-        ci=median_interval(values),
+        ci=median_interval(values) or log_t_interval(values),
     )
 
 
@@ -70,6 +84,23 @@ def median_interval(ordered: list[float], confidence: float = CONFIDENCE) -> tup
             break
         best = (ordered[k - 1], ordered[n - k])
     return best
+
+
+def log_t_interval(values: list[float]) -> tuple[float, float] | None:
+    """Student's t interval of the mean of the logarithms of 3 to 5 values,
+    taken back to their scale: where no order statistic covers the median
+    with 95% confidence, an interval that assumes the noise is log-normal
+    (timings are skewed, their logarithms far less). Its centre, the
+    geometric mean, is where the median of log-normal values lies; an
+    outlier widens it, as its whole stdev does. None outside 3 to 5 values,
+    or with one of 0 or less."""
+    n = len(values)
+    if not T_LEAST <= n < ORDER_LEAST or min(values) <= 0:
+        return None
+    logs = [math.log(v) for v in values]
+    centre = statistics.fmean(logs)
+    half = T95[n - 1] * statistics.stdev(logs) / math.sqrt(n)
+    return math.exp(centre - half), math.exp(centre + half)
 
 
 def smallest_p(n: int, m: int) -> float:

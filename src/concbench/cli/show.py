@@ -13,7 +13,7 @@ from .. import paths
 from ..display import printable
 from ..errors import UserError
 from ..progress import plan_progress_text
-from ..report import figures, formats, run_report, serialize, terminal
+from ..report import figures, formats, intervals, run_report, serialize, terminal
 from ..report import machines as machines_view
 from ..selection import CellFilter
 from ..store import Store
@@ -125,35 +125,37 @@ def report(run_ids, format_, machines, output, workload, runtime, mechanism, db,
     store = existing_store(db)
     made = _machines_report if machines else _run_report
     chosen = formats.FORMATS[format_]
-    text, what, run_id = made(store, run_ids, chosen, CellFilter(workload, runtime, mechanism), suite)
+    text, what, run_id, settled = made(store, run_ids, chosen, CellFilter(workload, runtime, mechanism), suite)
     if output is None and chosen.page:
         output = store.folder / chosen.file_name(run_id)
     if output is None:
         click.echo(text, nl=False)
         return 0
     _write(output, text)
+    if settled:
+        console.print(printable(settled))
     console.print(printable(f"{what}: {output}"))
     return 0
 
 
 def _run_report(
     store: Store, run_ids: tuple[int, ...], chosen: formats.Format, wanted: CellFilter, suite: paths.Suite
-) -> tuple[str, str, int]:
-    """A run's report in a format, what it is and the run's number."""
+) -> tuple[str, str, int, str]:
+    """A run's report in a format, what it is, the run's number and how far its rows settled."""
     if len(run_ids) > 1:
         raise UserError("report takes one RUN; several go with --machines")
     found = run_report.build(store.stored_run(run_ids[0] if run_ids else None), wanted, suite)
-    return chosen.run(found), f"report of run {found.run.id}", found.run.id
+    return chosen.run(found), f"report of run {found.run.id}", found.run.id, intervals.census(found.tables).text()
 
 
 def _machines_report(
     store: Store, run_ids: tuple[int, ...], chosen: formats.Format, wanted: CellFilter, suite: paths.Suite
-) -> tuple[str, str, None]:
-    """The machines side by side in a format, what it is and no run's number."""
+) -> tuple[str, str, None, None]:
+    """The machines side by side in a format, what it is, no run's number and no census."""
     if chosen.machines is None:
         raise UserError(f"report --machines writes {formats.MACHINES_CHOICES}, not {chosen.name}")
     found = machines_view.build(store.latest_of_each_machine(run_ids), run_ids, wanted, suite)
-    return chosen.machines(found), "machines side by side", None
+    return chosen.machines(found), "machines side by side", None, None
 
 
 def _write(output: Path, text: str) -> None:

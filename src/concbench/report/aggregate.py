@@ -7,7 +7,7 @@ from .. import pairs, warmup
 from ..formatting import percent
 from ..records import CellKey, Note, Skipped, TrialRecord
 from ..results import CellResult
-from ..stats import Summary
+from ..stats import T_LEAST, Summary
 from ..workloads import Workload
 from . import latency
 from .figures import count_text, units_text
@@ -187,7 +187,7 @@ class Table:
         what = "ratio" if self.ratio_summary(cell) else "median"
         if shown.ci is None:
             counted = "pairs of trials" if what == "ratio" else "timed runs"
-            interval = f"its {shown.n} {counted} give its {what} no 95% interval (6 do)"
+            interval = f"its {shown.n} {counted} give its {what} no 95% interval ({T_LEAST} do)"
         else:
             interval = (
                 f"its {what}'s 95% interval is ±{percent(shown.spread)}, wider than the ±{percent(self.target)} target"

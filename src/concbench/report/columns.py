@@ -13,9 +13,11 @@ terminal's fixed-width line."""
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ..stats import Summary
 from . import latency
 from .aggregate import CellResult, Table
 from .figures import (
+    NO_INTERVAL,
     cv_text,
     interval_text,
     megabytes_text,
@@ -88,8 +90,9 @@ def page_columns(table: Table) -> list[Column]:
         ),
         Column(
             "95%\u00a0CI",
-            lambda c: f"{text(figure(c).ci[0])} – {text(figure(c).ci[1])}" if figure(c).ci else "n<6",
-            "the 95% confidence interval of the median; n<6: too few runs for one, the range stands in",
+            lambda c: _absolute_interval(figure(c), text),
+            "the 95% confidence interval of the median (t: from 3 to 5 runs, Student's t on their logarithms); "
+            "n<3: too few runs for one, the range stands in",
         ),
         Column("min", lambda c: text(figure(c).min), slowest if table.rate_format else fastest),
         Column("max", lambda c: text(figure(c).max), fastest if table.rate_format else slowest),
@@ -102,7 +105,8 @@ def page_columns(table: Table) -> list[Column]:
                 Column(
                     "ratio\u00a0CI",
                     lambda c: _given(interval_text, table.ratio_summary(c)),
-                    "the 95% confidence interval of that median, relative to it; n<6: fewer than 6 pairs of trials",
+                    "the 95% confidence interval of that median, relative to it (t: from 3 to 5 pairs, Student's t "
+                    "on their logarithms); n<3: fewer than 3 pairs of trials",
                 ),
             ]
         ),
@@ -247,6 +251,13 @@ def _switches(cell: CellResult) -> str | None:
         return None
     voluntary, involuntary = cell.switches
     return f"{voluntary.median:,.0f} / {involuntary.median:,.0f}"
+
+
+def _absolute_interval(summary: Summary, text: Callable[[float], str]) -> str:
+    """The median's 95% CI in the figure's own unit, marked t where Student's t gave it."""
+    if not summary.ci:
+        return NO_INTERVAL
+    return f"{text(summary.ci[0])} – {text(summary.ci[1])}" + (" t" if summary.by_t else "")
 
 
 def _given(text: Callable, value) -> str | None:

@@ -86,7 +86,7 @@ class Change:
 
     @property
     def noise(self) -> float | None:
-        """The wider of the two medians' intervals (the range below 6 runs), as a
+        """The wider of the two medians' intervals (the range below 3 runs), as a
         fraction of its median on one side: how large a change can hide in it."""
         figures = [self.table.figure(c) for c in (self.before, self.after)]
         if not all(figures):

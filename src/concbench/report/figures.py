@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from .. import warmup
 from ..formatting import percent
-from ..stats import Summary
+from ..stats import T_LEAST, Summary
 
 if TYPE_CHECKING:
     from ..results import CellResult
@@ -46,9 +46,16 @@ def si(value: float) -> str:
     return f"{value:.3f}"
 
 
+# What an interval column shows without one: fewer values than any interval needs.
+NO_INTERVAL = f"n<{T_LEAST}"
+
+
 def interval_text(summary: Summary) -> str:
-    """The confidence interval of the median, relative to it, or n<6 where there is none."""
-    return relative_text(summary, summary.ci) if summary.ci else "n<6"
+    """The confidence interval of the median, relative to it, marked t where
+    Student's t gave it (3 to 5 values), or n<3 where there is none."""
+    if not summary.ci:
+        return NO_INTERVAL
+    return relative_text(summary, summary.ci) + (" t" if summary.by_t else "")
 
 
 def relative_text(summary: Summary, bounds: tuple[float, float]) -> str:
@@ -151,9 +158,10 @@ LEGEND = (
     "are per repetition; the table says under it which rows repeat.",
     "Rate workloads (executions, i/s): the count, time, units and live of the median run, then the median "
     "ops/s; ratio: ops/s / ops/s of the first row (higher is faster).",
-    "95% CI: the distribution-free 95% confidence interval, from order statistics, of the ratio (the median "
-    "of its pairs), relative to it; for the baseline, of its median; with fewer than 6 pairs (or timed runs) "
-    "there is none (n<6) and the min-max range stands in when ranking. "
+    "95% CI: the 95% confidence interval of the ratio (the median of its pairs), relative to it; for the "
+    "baseline, of its median: from 6 pairs (or timed runs), distribution-free, from order statistics; from 3 "
+    "to 5, marked t, Student's t on their logarithms, which assumes log-normal noise; below 3 there is none "
+    "(n<3) and the min-max range stands in when ranking. "
     "cv: coefficient of variation. 'not settled': two neighbours in rank order whose intervals overlap, "
     "so this run cannot say which is faster. A run that gives cells trials until their interval is within a "
     "target (+-3% by default) marks wide a row whose interval is still wider when its trials stopped, at "

@@ -245,7 +245,7 @@ def _on(machine_text: str) -> str:
 
 def _summary_tip(figure: Summary, text: Callable[[float], str]) -> str:
     low, high = figure.bounds
-    interval = "95% CI" if figure.ci else "range"
+    interval = ("95% CI (t)" if figure.by_t else "95% CI") if figure.ci else "range"
     return f"median {text(figure.median)}, {interval} {text(low)} – {text(high)}, n={figure.n}"
 
 
@@ -255,7 +255,7 @@ def _whiskers(summaries: list[Summary]) -> str:
     if with_ci == len(summaries):
         return "Whiskers: the 95% confidence interval of the median."
     if with_ci == 0:
-        return "Whiskers: the min–max range (fewer than 6 values: too few for a 95% confidence interval)."
+        return "Whiskers: the min–max range (fewer than 3 values: too few for a 95% confidence interval)."
     return (
-        "Whiskers: the 95% confidence interval of the median, or the min–max range where a row has fewer than 6 values."
+        "Whiskers: the 95% confidence interval of the median, or the min–max range where a row has fewer than 3 values."
     )

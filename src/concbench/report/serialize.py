@@ -76,7 +76,16 @@ def _key(key: CellKey) -> dict:
 def _summary(s: Summary | None) -> dict | None:
     if s is None:
         return None
-    return {"n": s.n, "median": s.median, "ci": list(s.ci) if s.ci else None, "min": s.min, "max": s.max, "cv": s.cv}
+    method = ("t" if s.by_t else "order") if s.ci else None
+    return {
+        "n": s.n,
+        "median": s.median,
+        "ci": list(s.ci) if s.ci else None,
+        "ci_method": method,
+        "min": s.min,
+        "max": s.max,
+        "cv": s.cv,
+    }
 
 
 def _latency(cell: CellResult) -> dict | None:

@@ -287,11 +287,11 @@ def change_summary(changes: list[Change]) -> str:
 
 HISTORY_LEGEND = (
     "real (ops/s for rate workloads): the median over the timed runs of verified trials; interval: where\n"
-    "the median lies, relative to it: its 95% CI, or the range below 6 timed runs; ratio: to the previous\n"
-    "run with the cell. A step is called as compare calls a change: p < 0.05 (Mann-Whitney U) and the\n"
-    "threshold or more, in time. 'same commit': both runs were made from one clean commit, so the step is\n"
-    "the machine's, not the code's. 'run A to run B' tests the first run against the last: a drift too\n"
-    "gradual to call step by step."
+    "the median lies, relative to it: its 95% CI (CI t: from 3 to 5 runs, Student's t on their logarithms),\n"
+    "or the range below 3 timed runs; ratio: to the previous run with the cell. A step is called as\n"
+    "compare calls a change: p < 0.05 (Mann-Whitney U) and the threshold or more, in time. 'same commit':\n"
+    "both runs were made from one clean commit, so the step is the machine's, not the code's. 'run A to\n"
+    "run B' tests the first run against the last: a drift too gradual to call step by step."
 )
 
 
@@ -346,8 +346,10 @@ def _ratio_of(change: Change) -> float:
 
 
 def _interval(summary: Summary) -> str:
-    """Where the median lies, relative to it: the 95% CI, or the range below 6 values."""
-    return f"{'CI' if summary.ci else 'range':<5} {relative_text(summary, summary.bounds):>12}"
+    """Where the median lies, relative to it: the 95% CI (CI t: Student's t's),
+    or the range below 3 values."""
+    kind = ("CI t" if summary.by_t else "CI") if summary.ci else "range"
+    return f"{kind:<5} {relative_text(summary, summary.bounds):>12}"
 
 
 def _called(point: Point, name: str) -> Text:

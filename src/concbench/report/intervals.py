@@ -1,0 +1,44 @@
+"""How far a run's figures are settled, in one line: how many rows have a
+95% interval (of their ratio to the baseline, or the baseline's median:
+Table.interval), how many of those lie within ±5% and how many do not."""
+
+from dataclasses import dataclass
+
+from ..formatting import percent
+from .aggregate import Table
+
+WITHIN = 0.05  # what `make bench` reports against: README, "Sample output"
+
+
+@dataclass(frozen=True)
+class Census:
+    rows: int
+    with_interval: int  # rows whose interval exists
+    by_t: int  # of those, Student's t's (3 to 5 trials)
+    within: int  # of those, within ±WITHIN of their median
+    unverified: int  # rows without a verified trial
+
+    def text(self) -> str:
+        wider = self.with_interval - self.within
+        without = self.rows - self.with_interval - self.unverified
+        return (
+            f"rows: {self.rows:,}; with a 95% interval {self.with_interval:,} ({percent(self.share)}; "
+            f"{self.by_t:,} of them by Student's t, from 3 to 5 trials): within ±{percent(WITHIN)} "
+            f"{self.within:,}, wider {wider:,}; too few trials for one {without:,}; no verified trial {self.unverified:,}"
+        )
+
+    @property
+    def share(self) -> float:
+        return self.with_interval / self.rows if self.rows else 0.0
+
+
+def census(tables: list[Table]) -> Census:
+    shown = [table.interval(cell) for table in tables for cell in table.rows]
+    intervals = [s for s in shown if s is not None and s.ci]
+    return Census(
+        rows=len(shown),
+        with_interval=len(intervals),
+        by_t=sum(1 for s in intervals if s.by_t),
+        within=sum(1 for s in intervals if s.spread <= WITHIN),
+        unverified=sum(1 for s in shown if s is None),
+    )
