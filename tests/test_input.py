@@ -91,6 +91,18 @@ def test_markup_in_paths_is_shown_as_text(fake_env, tmp_path):
     assert f"report of run 1: {output}" in written.stdout and output.exists()
 
 
+def test_a_report_ends_by_counting_the_rows_with_an_interval(fake_env, tmp_path):
+    """make bench's last lines: 3 trials give the one row an interval, by Student's t."""
+    db = tmp_path / "t.db"
+    done = concbench("run", "-w", "triangle", "-m", "honest", "--trials", "3", "--db", db, env=fake_env)
+    assert done.returncode == 0, done.stderr
+    written = concbench("report", "-o", tmp_path / "r.html", "--db", db, env=fake_env)
+    assert written.returncode == 0, written.stderr
+    census, path = written.stdout.splitlines()[-2:]
+    assert census.startswith("rows: 1; with a 95% interval 1 (100%; 1 of them by Student's t, from 3 to 5 trials)")
+    assert path.startswith("report of run 1: ")
+
+
 @pytest.mark.parametrize(
     "option, values",
     [

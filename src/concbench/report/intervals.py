@@ -1,6 +1,8 @@
 """How far a run's figures are settled, in one line: how many rows have a
 95% interval (of their ratio to the baseline, or the baseline's median:
-Table.interval), how many of those lie within ±5% and how many do not."""
+Table.interval), how many of those lie within ±5% and how many do not. A
+served row is left out: its time is the load's length, whatever it served,
+and its latency has no interval."""
 
 from dataclasses import dataclass
 
@@ -17,6 +19,7 @@ class Census:
     by_t: int  # of those, Student's t's (3 to 5 trials)
     within: int  # of those, within ±WITHIN of their median
     unverified: int  # rows without a verified trial
+    served: int  # rows of served workloads, not counted above
 
     def text(self) -> str:
         wider = self.with_interval - self.within
@@ -25,6 +28,7 @@ class Census:
             f"rows: {self.rows:,}; with a 95% interval {self.with_interval:,} ({percent(self.share)}; "
             f"{self.by_t:,} of them by Student's t, from 3 to 5 trials): within ±{percent(WITHIN)} "
             f"{self.within:,}, wider {wider:,}; too few trials for one {without:,}; no verified trial {self.unverified:,}"
+            + (f"; served rows, judged by their latency, not counted: {self.served:,}" if self.served else "")
         )
 
     @property
@@ -33,7 +37,7 @@ class Census:
 
 
 def census(tables: list[Table]) -> Census:
-    shown = [table.interval(cell) for table in tables for cell in table.rows]
+    shown = [table.interval(cell) for table in tables if not table.served for cell in table.rows]
     intervals = [s for s in shown if s is not None and s.ci]
     return Census(
         rows=len(shown),
@@ -41,4 +45,5 @@ def census(tables: list[Table]) -> Census:
         by_t=sum(1 for s in intervals if s.by_t),
         within=sum(1 for s in intervals if s.spread <= WITHIN),
         unverified=sum(1 for s in shown if s is None),
+        served=sum(len(table.rows) for table in tables if table.served),
     )
