@@ -57,7 +57,10 @@ def stated_sizes() -> dict[str, list[int]]:
     return {row[0].strip(" `"): [int(c.replace(",", "")) for c in row[1:]] for row in cells}
 
 
-def test_the_docs_give_the_size_of_every_profile_as_the_planner_makes_it(suite):
+def test_the_docs_give_the_size_of_every_profile_as_the_planner_makes_it(suite, monkeypatch):
+    # The table counts a cell this machine cannot run as one it can: its
+    # toolchains and libraries go unasked (50 probes, a JVM's among them).
+    monkeypatch.setattr(runtimes.Runtime, "unavailable", lambda self, mechanism: None)
     sizes = stated_sizes()
     assert sorted(sizes) == sorted(PROFILE_SETTINGS)
     for profile, stated in sizes.items():

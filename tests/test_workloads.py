@@ -180,6 +180,17 @@ def test_every_profile_of_the_catalogue_plans_within_the_bounds(profile):
     choose(Selection(profile=profile), workloads.load_all(), runtimes.load_all())
 
 
+def test_a_run_reaches_only_the_runtimes_of_the_mechanisms_it_names():
+    """Only those are built, detected and fingerprinted."""
+    found = runtimes.load_all()
+    chosen = choose(Selection(mechanisms=("c/pthread", "coroutine")), workloads.load_all(), found).runtimes
+    assert [r.name for r in chosen] == sorted(
+        n for n, r in found.items() if n == "c" or "coroutine" in r.manifest.mechanisms
+    )
+    assert "kotlin" in [r.name for r in chosen]
+    assert choose(Selection(), workloads.load_all(), found).runtimes == list(found.values())
+
+
 @pytest.mark.parametrize("spec", workloads.load_all().values(), ids=lambda spec: spec.id)
 def test_the_catalogues_expectations_are_computed_at_every_parameters_maximum(spec):
     params = spec.param_sets("standard", {})[0]

@@ -72,7 +72,13 @@ def choose(selection: Selection, workloads: dict[str, Workload], runtimes: dict[
     check_names("option", selection.options, {o for r in chosen_runtimes for o in r.manifest.options})
     param_sets = [(w, w.param_sets(selection.profile, selection.params)) for w in chosen_workloads]
     _check_cells(param_sets, chosen_runtimes, selection.mechanisms)
-    return Choice(selection, param_sets, chosen_runtimes)
+    return Choice(selection, param_sets, _reached(selection.mechanisms, chosen_runtimes))
+
+
+def _reached(wanted: tuple[str, ...], runtimes: list[Runtime]) -> list[Runtime]:
+    """The runtimes with a wanted mechanism: -m c/pthread builds, detects and
+    fingerprints the C runtime alone, not every runtime of the suite."""
+    return [r for r in runtimes if any(wanted_mechanism(wanted, r.name, m) for m in r.manifest.mechanisms)]
 
 
 def _check_cells(
