@@ -13,9 +13,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, assert_one_line_error
+from conftest import FIXTURES, ROOT, assert_one_line_error
 
-from concbench import machine_lock
+from concbench import machine_lock, runtimes
 from concbench.errors import UserError
 
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="root's lock: the tests run as root in CI")
@@ -164,6 +164,18 @@ def test_a_turn_held_by_another_process_is_waited_for(shared, tmp_path, monkeypa
     holder.stdin.close()
     waiter.join(timeout=30)
     assert not waiter.is_alive()
+
+
+def test_a_build_takes_the_machines_turn_whoever_asks_for_it(shared, tmp_path, monkeypatch):
+    """doctor's builds too, not only a run's: two builds of one kit at once would
+    break each other's files, and a build beside a trial would measure in it."""
+    shutil.copytree(FIXTURES / "runtimes" / "fake", tmp_path / "fake")
+    manifest = tmp_path / "fake" / "runtime.toml"
+    manifest.write_text('build = ["true"]\n' + manifest.read_text())
+    held = []
+    monkeypatch.setattr(runtimes, "_in_own_group", lambda argv, timeout: held.append(machine_lock._held) or (0, ""))
+    runtimes.load_all([tmp_path / "fake"])["fake"].build()
+    assert held == [True] and not machine_lock._held
 
 
 @pytest.mark.skipif(not shutil.which("unshare") or os.geteuid() != 0, reason="needs unshare and root")

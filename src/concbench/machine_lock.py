@@ -1,6 +1,6 @@
 """One trial at a time on a machine: every concbench that runs trials here,
 a run or a worker, takes its turn by one lock, so that no two trials ever
-measure each other.
+measure each other; and every build takes it too (runtimes.py).
 
 The lock lives where no other user can plant anything in its place: root's
 folder under /run, which root's concbench makes and every user's concbench

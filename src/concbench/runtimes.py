@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 
 import pydantic
 
-from . import orphans, paths
+from . import machine_lock, orphans, paths
 from .errors import UserError
 from .toml_models import Strict, read_toml, validated
 
@@ -266,12 +266,17 @@ class Runtime:
 
     def build(self) -> None:
         """Build what the runtime needs (make is incremental); a failure makes
-        its mechanisms unavailable, with the reason, instead of stopping the run."""
+        its mechanisms unavailable, with the reason, instead of stopping the run.
+        It builds in the machine's turn: a build beside another concbench's trial
+        would measure in it, and two builds of one kit at once (two runs, a run
+        and a doctor) would break each other's files; a lock of the kit's own
+        would not do, since a kit's build may build another's (Elixir's, Erlang's)."""
         if not self.manifest.build or not self.toolchain.ok:
             return
         argv = self.expand(self.manifest.build)
         try:
-            code, out = _in_own_group(argv, limit := build_timeout())
+            with machine_lock.machine_turn():
+                code, out = _in_own_group(argv, limit := build_timeout())
         except OSError as e:
             self.build_error = f"build failed ({' '.join(argv)}): {e}"
             return

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from rich.console import Console
 
-from . import environment, machine_lock, orphans, paths, runtimes, worker, workloads
+from . import environment, orphans, paths, runtimes, worker, workloads
 from .display import printable
 from .errors import UserError
 from .plan import Choice, Plan, choose, make_plan
@@ -128,12 +128,9 @@ def prepare(selection: Selection, suite: paths.Suite, screen: Screen) -> tuple[C
 
 
 def build(found: list[runtimes.Runtime]) -> None:
-    """The runtimes built in the machine's turn: a build beside another
-    concbench's trial would measure in it, and two builds of one checkout at
-    once (two workers) would break each other's."""
-    with machine_lock.machine_turn():
-        for rt in found:
-            rt.build()
+    """The runtimes built, each in the machine's turn (Runtime.build)."""
+    for rt in found:
+        rt.build()
 
 
 def clean_leftovers(screen: Screen) -> None:
