@@ -13,12 +13,46 @@ from pathlib import Path
 import pytest
 from conftest import assert_one_line_error, concbench
 
-from concbench import limits
+from concbench import limits, orphans
 
 needs_cgroups = pytest.mark.skipif(
     any(isinstance(c, str) for c in limits.controllers().values()),
     reason=f"no writable cgroups here: {limits.controllers()}",
 )
+
+
+class OwnCgroups:
+    """Cgroups of one test's own, one for each limit where cgroups can be
+    made, which the harnesses it starts join first: their trials' cgroups are
+    made inside them, where another concbench beside this test (pytest -n 2
+    runs another file at once), sweeping what dead harnesses left in its own
+    cgroup, neither takes what this test's dead harness left before this
+    test's run can, nor leaves its own for that run to find."""
+
+    def __init__(self, name: str):
+        found = [c.parent / name for c in limits.controllers().values() if not isinstance(c, str)]
+        self.folders = list(dict.fromkeys(found))
+        for folder in self.folders:
+            folder.mkdir()
+
+    def join(self) -> None:
+        """In the harness's process, before it runs (preexec_fn)."""
+        for folder in self.folders:
+            (folder / "cgroup.procs").write_text(str(os.getpid()))
+
+    def trials(self) -> list[Path]:
+        return [trial for folder in self.folders for trial in folder.glob(f"{orphans.SCRATCH_PREFIX}*")]
+
+    def remove(self) -> None:
+        for folder in [*self.trials(), *self.folders]:
+            limits.remove(folder)
+
+
+@pytest.fixture
+def own_cgroups():
+    cgroups = OwnCgroups(f"concbench-tests-{os.getpid()}")
+    yield cgroups
+    cgroups.remove()
 
 
 def records(env) -> list[dict]:
@@ -72,7 +106,7 @@ def test_a_timed_out_trial_takes_what_left_its_session_with_it(fake_env, tmp_pat
     assert not alive(pid_when_written(tmp_path / "pids"))
 
 
-def test_a_harness_killed_with_its_spawner_is_cleaned_up_after_by_the_next_run(fake_env, tmp_path):
+def test_a_harness_killed_with_its_spawner_is_cleaned_up_after_by_the_next_run(fake_env, tmp_path, own_cgroups):
     """The worst case: the harness and the spawner SIGKILLed at once, so that no
     one is left to clean up. The trial dies with its spawner; what left its
     session, its scratch directory and its cgroups go at the next run."""
@@ -97,6 +131,7 @@ def test_a_harness_killed_with_its_spawner_is_cleaned_up_after_by_the_next_run(f
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=own_cgroups.join,
     )
     orphan = pid_when_written(pids)
     spawner = int(Path(f"/proc/{orphan}/stat").read_text().rsplit(")", 1)[1].split()[1])  # its reaper
@@ -106,32 +141,39 @@ def test_a_harness_killed_with_its_spawner_is_cleaned_up_after_by_the_next_run(f
     os.kill(spawner, signal.SIGKILL)
     time.sleep(0.2)
     assert alive(orphan) and len(list(scratch.iterdir())) == 1
+    assert len(own_cgroups.trials()) == len(own_cgroups.folders)  # its trial's, one for each limit
     pids.unlink()
 
-    done = concbench("run", "--resume", env=env)
+    done = concbench("run", "--resume", env=env, preexec_fn=own_cgroups.join)
     assert "cleaned up after a concbench that died mid-trial: 1 process" in done.stdout, done.stdout
     assert "1 scratch directory" in done.stdout
-    assert not alive(orphan) and not list(scratch.iterdir())
+    assert not alive(orphan) and not list(scratch.iterdir()) and not own_cgroups.trials()
     assert records(env)[0]["status"] == "timeout"  # and the run finished
     assert not alive(pid_when_written(pids))
 
 
-def test_a_dead_harness_mark_in_concbench_environment_kills_only_what_that_harness_left(fake_env, tmp_path):
+def test_a_dead_harness_mark_in_concbench_environment_kills_only_what_that_harness_left(
+    fake_env, tmp_path, own_cgroups
+):
     """A mark copied into an environment (a concbench started inside a trial,
-    a user's copied shell): pid 1 with another start time is a dead harness.
+    a user's copied shell): pid 0, which is no process, is a dead harness.
     Nothing counts as its leftover unless it left a scratch directory (or a
     cgroup), and a concbench never kills itself or what it runs under."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    env = {**fake_env, "CONCBENCH_HARNESS": "1.0", "TMPDIR": str(scratch)}
+    env = {**fake_env, "CONCBENCH_HARNESS": "0.0", "TMPDIR": str(scratch)}  # test_trial's dead one is 1.0
     bystander = subprocess.Popen(["sleep", "60"], env=env)
     try:
-        done = concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=env)
+        done = concbench(
+            "run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=env, preexec_fn=own_cgroups.join
+        )
         assert done.returncode == 0, done.stderr
         assert "cleaned up" not in done.stdout and alive(bystander.pid)
 
-        (scratch / "concbench-trial-1.0-abcdefgh").mkdir()  # that harness did die mid-trial here
-        done = concbench("run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=env)
+        (scratch / "concbench-trial-0.0-abcdefgh").mkdir()  # that harness did die mid-trial here
+        done = concbench(
+            "run", "-w", "triangle", "-m", "honest", "--profile", "smoke", env=env, preexec_fn=own_cgroups.join
+        )
         assert done.returncode == 0, done.stderr  # itself spared; the bystander was that harness's
         assert "cleaned up after a concbench that died mid-trial: 1 process, 1 scratch directory" in done.stdout
     finally:
