@@ -21,10 +21,14 @@ bench: setup
 # The kits' own unit tests first (the Rust kit's: its LCG's draws, monoio's
 # yield), then the harness's tests, which run every cell's smoke profile
 # and start a throwaway PostgreSQL server (-rs: a skipped test says why;
-# --durations: the slowest, for keeping the whole under 20 minutes).
+# --durations: the slowest, for keeping the whole under 20 minutes). They
+# run in two processes (pytest-xdist), a test file at a time in each
+# (loadfile: a file's fixtures are made once, the smoke run's above all):
+# most tests wait on a subprocess, and the smoke run, a trial at a time,
+# leaves a core idle. Trials still take the machine's turn, one at a time.
 test: lint
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo test --release --quiet --locked --target-dir build; fi
-	@$(VENV)/bin/pytest -q -rs --durations=15
+	@$(VENV)/bin/pytest -q -rs --durations=15 -n 2 --dist loadfile
 
 # Each language's standard checker: ruff for the harness (and for the Python
 # kit, with the harness's settings, where python3 is installed), hlint for the
