@@ -15,7 +15,10 @@
 // returns. Only that call is then timed; what the mechanism does before
 // (make the files the work writes into, compile a pattern) and after (read
 // the files' sizes, remove them) is untimed: the protocol's "untimed steps
-// around a run".
+// around a run". What every run only reads (a table to look up) a workload
+// file may make once a trial instead: the kit calls its export
+// prepare(params), if it has one, before the first run, untimed, and each
+// run finds its value as run.prepared (Ruby's kit has the same hook).
 //
 // Servers (echo). The mechanism listens before the timing, then says where
 // with run.listening(server) (a listening net.Server): one line on stdout
@@ -203,9 +206,10 @@ function since(start) {
 
 /** One run of a mechanism: its parameters, and what it reports. */
 class Run {
-  constructor(params, scratch, trial) {
+  constructor(params, scratch, trial, prepared) {
     this.params = params;
     this.scratch = scratch;
+    this.prepared = prepared; // the workload's prepare(params), made once a trial
     this.units = new Units();
     this.trial = trial; // the trial's accounting of its child processes
     this.reported = null;
@@ -411,12 +415,13 @@ async function serve(request) {
   if (!MECHANISMS.includes(name) || typeof workload[name] !== "function") {
     throw new Refusal(`mechanism ${JSON.stringify(name)} is not implemented for workload ${JSON.stringify(request.workload)}`);
   }
+  const prepared = typeof workload.prepare === "function" ? workload.prepare(request.params) : undefined;
   const trial = new Trial();
   const runs = [];
   const warmup = new Warmup(request);
   const oneRun = async (warming) => {
     trial.accountMemory = warming || !warmup.warmed; // a child's memory is read in the runs whose times are discarded
-    const run = new Run(request.params, request.scratch, trial);
+    const run = new Run(request.params, request.scratch, trial, prepared);
     const measured = await measure(workload[name], run, kind === "rate");
     const [units, peakLive] = run.units.count();
     trial.endRun();
