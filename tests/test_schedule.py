@@ -192,3 +192,20 @@ def test_the_least_trials_are_planned_from_the_calibration(cells):
     )
     assert "sleeper" not in {m for m, _, _ in taken}
     assert schedule.outcomes()[Outcome.BUDGET] == 2  # sleeper, and honest, its baseline, with it
+
+
+def test_under_a_budget_the_cheapest_table_takes_its_least_trials_first(cells):
+    """Every cell's first trial comes first; then the table of n=10, whose
+    trials are a tenth as long, takes its second and third before the other
+    table takes any more, so that the budget gives the most rows an interval."""
+    clock = Clock()
+    schedule = Schedule(cells(profile="full", budget=60.0), [], clock=clock)
+    taken = []
+    while len(taken) < 12 and (step := schedule.next()) is not None:
+        cell, index = step
+        length = 10 if cell.params["n"] == 10 else 100
+        clock.now += length * MS
+        schedule.record(record(cell, index, [length / 2] * 2, length), length * MS)
+        taken.append((cell.params["n"], index))
+    assert sorted(taken[:6]) == sorted([(10, 0), (100, 0)] * 3)
+    assert taken[6:12] == [(10, 1)] * 3 + [(10, 2)] * 3

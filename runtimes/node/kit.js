@@ -15,7 +15,10 @@
 // returns. Only that call is then timed; what the mechanism does before
 // (make the files the work writes into, compile a pattern) and after (read
 // the files' sizes, remove them) is untimed: the protocol's "untimed steps
-// around a run".
+// around a run". What every run only reads (a table to look up) a workload
+// file may make once a trial instead: the kit calls its export
+// prepare(params), if it has one, before the first run, untimed, and each
+// run finds its value as run.prepared (Ruby's kit has the same hook).
 //
 // Servers (echo). The mechanism listens before the timing, then says where
 // with run.listening(server) (a listening net.Server): one line on stdout
@@ -47,10 +50,10 @@
 //
 // Garbage is collected before every run, warm-up or timed, outside the
 // clocks (docs/extending.md, "Settled policies"): gc(), which the manifest's
-// command exposes with --expose-gc (the flags show it), or on Bun
-// Bun.gc(true). It collects the main isolate's heap, the only one that
-// outlives a run: a worker's isolate and a child process are started afresh
-// in the run that uses them.
+// command exposes with --expose-gc (the flags show it), or on Bun bun:jsc's
+// edenGC(): the young generation, on either engine. It collects the main
+// isolate's heap, the only one that outlives a run: a worker's isolate and a
+// child process are started afresh in the run that uses them.
 //
 // Bun and Deno run this kit and its workload files too (their manifests
 // extend Node's); where their APIs differ, ENGINE says which one runs it.
@@ -74,6 +77,8 @@ const WORKLOADS = path.join(__dirname, "workloads");
 const MECHANISMS = (process.argv[2] ?? "").split(",");
 // The runtime that runs the kit: Node (V8), Bun (JavaScriptCore) or Deno (V8).
 const ENGINE = typeof globalThis.Bun === "object" ? "bun" : typeof globalThis.Deno === "object" ? "deno" : "node";
+// JavaScriptCore's young-generation collection, Bun's only (collectGarbage).
+const edenGC = ENGINE === "bun" ? require("bun:jsc").edenGC : null;
 
 // COUNTING_COST, where counting weighs most: invoke's promise cell with
 // mode=await (an async function called and awaited per operation), batch=100,
@@ -201,9 +206,10 @@ function since(start) {
 
 /** One run of a mechanism: its parameters, and what it reports. */
 class Run {
-  constructor(params, scratch, trial) {
+  constructor(params, scratch, trial, prepared) {
     this.params = params;
     this.scratch = scratch;
+    this.prepared = prepared; // the workload's prepare(params), made once a trial
     this.units = new Units();
     this.trial = trial; // the trial's accounting of its child processes
     this.reported = null;
@@ -276,7 +282,7 @@ function denoArguments() {
 
 function runtime() {
   if (ENGINE === "bun") {
-    const flags = [...process.execArgv, "full gc before each run"];
+    const flags = [...process.execArgv, "eden gc before each run"];
     return { name: "bun", version: `${Bun.version} (JavaScriptCore, WebKit ${process.versions.webkit.slice(0, 12)})`, flags };
   }
   if (ENGINE === "deno") {
@@ -334,13 +340,13 @@ function ownPeakKb() {
  *  collection deoptimizes the code that embedded the earlier run's objects
  *  (--trace-deopt: "weak objects", "code dependencies", every run), which
  *  made promise rows 2.8 to 4.9 times slower and never warm
- *  (docs/extending.md, "Settled policies"). Bun exposes no young-generation
- *  collection: Bun.gc(true) is JavaScriptCore's full one, synchronous, with
- *  which ring's and invoke's promise cells (8 warm-ups, 7 timed runs, twice)
- *  were no slower than with none (medians 14 and 36 ms against 19 and 13;
- *  78 and 144 ns an operation against 132 and 201), within the noise. */
+ *  (docs/extending.md, "Settled policies"). On Bun, JavaScriptCore's young
+ *  generation (bun:jsc's edenGC), as on V8: its full one (Bun.gc(true)),
+ *  which the kit took before, cost 7.7 ms a run beside 0.04 ms with a heap
+ *  of 100,000 live objects, and a calibrated trial of 1,264 runs of 30 us
+ *  (future's none) spent 10 of its 10.3 s in it. */
 function collectGarbage() {
-  if (ENGINE === "bun") return Bun.gc(true);
+  if (ENGINE === "bun") return edenGC();
   if (typeof globalThis.gc !== "function")
     throw new Error("the kit needs V8's --expose-gc (the manifest's command) to collect before every run");
   globalThis.gc({ type: "minor" });
@@ -409,12 +415,13 @@ async function serve(request) {
   if (!MECHANISMS.includes(name) || typeof workload[name] !== "function") {
     throw new Refusal(`mechanism ${JSON.stringify(name)} is not implemented for workload ${JSON.stringify(request.workload)}`);
   }
+  const prepared = typeof workload.prepare === "function" ? workload.prepare(request.params) : undefined;
   const trial = new Trial();
   const runs = [];
   const warmup = new Warmup(request);
   const oneRun = async (warming) => {
     trial.accountMemory = warming || !warmup.warmed; // a child's memory is read in the runs whose times are discarded
-    const run = new Run(request.params, request.scratch, trial);
+    const run = new Run(request.params, request.scratch, trial, prepared);
     const measured = await measure(workload[name], run, kind === "rate");
     const [units, peakLive] = run.units.count();
     trial.endRun();

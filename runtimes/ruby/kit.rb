@@ -434,6 +434,21 @@ module Kit
       exit(code)
     end
 
+    # The build's training run (runtimes/jruby's Makefile, for the JVM's
+    # archive of JRuby's classes): serves each request on stdin, one a line,
+    # in this one process. Answers are dropped, and a request that fails is
+    # only said: each trial checks its own.
+    def train(mechanisms)
+      @mechanisms = mechanisms.split(",").freeze
+      @response_out = STDERR
+      $stdin.each_line do |line|
+        serve(JSON.parse(line))
+      rescue Exception => e
+        warn "training: #{e.class}: #{e.message}, serving #{line}"
+      end
+      exit(0) # as a trial does: a unit left behind must not keep the process up
+    end
+
     private
 
     def serve(request)
@@ -630,9 +645,21 @@ module Kit
       # JRuby's hash seed, fixed by its manifest (CRuby has no way to fix its own)
       fixed_hashing = RUBY_ENGINE == "jruby" && ENV_JAVA["jruby.consistent.hashing"] == "true"
       flags = (yjit ? ["--yjit"] : []) + (fixed_hashing ? ["jruby.consistent.hashing"] : [])
+      flags += jvm_flags if RUBY_ENGINE == "jruby"
       { name: RUBY_ENGINE, version: VERSION, flags: flags + [GC_FLAG] + @flags }
+    end
+
+    # JRuby's start (runtimes/jruby/Makefile): whether its JVM shares classes
+    # from the build's archive (the JVM says "sharing" once it has mapped it,
+    # and runs without any shared classes where the archive does not fit), and
+    # whether RubyGems was left out.
+    def jvm_flags
+      sharing = java.lang.System.getProperty("java.vm.info").include?("sharing")
+      ["class sharing #{sharing ? "on" : "off"}"] + (defined?(Gem) ? [] : ["--disable-gems"])
     end
   end
 end
 
-Kit.main(ARGV.fetch(0)) if $PROGRAM_NAME == __FILE__
+if $PROGRAM_NAME == __FILE__
+  ARGV.first == "--train" ? Kit.train(ARGV.fetch(1)) : Kit.main(ARGV.fetch(0))
+end

@@ -1,15 +1,20 @@
 """Which trial comes next, and when a run is done.
 
 A fixed plan (--trials N, and the smoke profile) gives every cell N trials.
-An adaptive plan gives every cell the profile's trials, then more to each
+An adaptive plan gives every cell the profile's trials (3: the fewest that
+give an interval, stats.summarize), then more to each
 cell whose ratio to its reference (its table's baseline: pairs.py) is not
 yet known to within the target, widest interval first, until it narrows or
 the cell reaches max_trials; a cell without a reference settles on its own
 median. Trials go round-robin over the cells in plan order, a table's cells
 back to back, so that each trial has a neighbour of its reference; the order
 turns round every other round, so that neither side of a pair always runs
-first. An extra trial of a row comes with one of its reference, just before
-or after it. A budget ends the run: no trial starts once it is spent, nor one
+first. Under a budget, every cell's first trial comes first, round-robin;
+then the tables take the rest of their least trials one table at a time,
+the table whose trials cost least first, so that the budget gives its least
+trials, and so an interval, to as many rows as it can before it runs out.
+An extra trial of a row comes with one of its reference, just before or
+after it. A budget ends the run: no trial starts once it is spent, nor one
 expected to end past it, and an extra trial takes no more than its share of
 what is left. A run therefore ends within its budget plus one trial."""
 
@@ -175,19 +180,36 @@ class Schedule:
 
     def _next_round(self) -> list[CellState]:
         """The cells short of their least trials, those with the fewest first,
-        in plan order; then, in an adaptive plan, the unsettled ones, each with
-        its reference, widest interval first. Every other round runs backwards."""
+        in plan order (under a budget, once every cell has a trial, the
+        cheapest table's); then, in an adaptive plan, the unsettled ones, each
+        with its reference, widest interval first. Every other round runs backwards."""
         self.rounds += 1
         backwards = self.rounds % 2 == 0
         states = [s for s in self.states.values() if s.cell.key.id not in self.out_of_budget]
         short = [s for s in states if s.taken < self.settings.trials]
         if short:
             fewest = min(s.taken for s in short)
-            least = [s for s in short if s.taken == fewest]
+            if fewest and self.settings.budget is not None:
+                least = self._cheapest_table(short)
+            else:
+                least = [s for s in short if s.taken == fewest]
             return least[::-1] if backwards else least
         if self.settings.target is None:
             return []
         return [s for block in self._blocks(states) for s in (block[::-1] if backwards else block)]
+
+    def _cheapest_table(self, short: list[CellState]) -> list[CellState]:
+        """The short cells of the table whose next trials cost least a row
+        (ties: the first in plan order): the rows that a budget gives an
+        interval soonest."""
+        tables: dict[int, list[CellState]] = {}
+        for state in short:
+            tables.setdefault(id(state.reference or state), []).append(state)
+
+        def cost(table: list[CellState]) -> float:
+            return sum(s.expected_ns(self.plan.settings_for(s.cell).runs) or 0 for s in table) / len(table)
+
+        return min(tables.values(), key=cost)
 
     def _blocks(self, states: list[CellState]) -> list[list[CellState]]:
         """The unsettled cells by reference, the reference first where it may

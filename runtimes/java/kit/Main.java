@@ -1,6 +1,7 @@
 package concbench.kit;
 
 import concbench.workloads.Registry;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -25,12 +26,16 @@ public final class Main {
 
   private Main() {}
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws IOException {
     System.setOut(System.err);
+    if (List.of(args).equals(List.of("--train"))) {
+      train();
+      System.exit(0); // as a trial does: a unit left behind must not keep the JVM up
+    }
     Map<String, Object> answer;
     int code = 0;
     try {
-      answer = serve();
+      answer = serve(request(stdin()));
     } catch (Refusal refusal) {
       answer = failure(refusal.getMessage());
     } catch (Exception | Error e) {
@@ -45,11 +50,34 @@ public final class Main {
     System.exit(code);
   }
 
-  private static Map<String, Object> serve() throws Exception {
-    if (!(Json.parse(new String(System.in.readAllBytes(), StandardCharsets.UTF_8))
-        instanceof Map<?, ?> request)) {
+  /**
+   * The build's training run (the Makefile's, for the JVM's ahead-of-time cache or class-data
+   * archive): serves each request on stdin, one a line, in this one process, so that the JVM
+   * records the classes and profiles of every cell. Answers are dropped, and a request that fails
+   * is only said: each trial checks its own, and fails on its own.
+   */
+  private static void train() throws IOException {
+    for (String line : stdin().lines().filter(l -> !l.isBlank()).toList()) {
+      try {
+        serve(request(line));
+      } catch (Exception | Error e) {
+        System.err.println("training: " + e + ", serving " + line);
+      }
+    }
+  }
+
+  private static String stdin() throws IOException {
+    return new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
+  }
+
+  private static Map<?, ?> request(String text) {
+    if (!(Json.parse(text) instanceof Map<?, ?> request)) {
       throw new IllegalArgumentException("the request is not a JSON object");
     }
+    return request;
+  }
+
+  private static Map<String, Object> serve(Map<?, ?> request) throws Exception {
     Map<String, Object> answer = new LinkedHashMap<>();
     answer.put("ok", true);
     answer.put("runs", List.of());
@@ -128,12 +156,20 @@ public final class Main {
   }
 
   /**
-   * The JVM and the flags in force: those on its command line (the Makefile's JVMFLAGS), what its
+   * The JVM and the flags in force: those on its command line (the Makefile's JVMFLAGS, its archive
+   * by file name only), whether it shares classes from that archive (the JVM says "sharing" once it
+   * has mapped it, and runs without any shared classes where the archive does not fit), what its
    * ergonomics chose from the machine (the collector, the processors it sees and the most heap it
    * may take), and the kit's collection before each run.
    */
   private static Map<String, Object> runtime() {
-    List<String> flags = new ArrayList<>(ManagementFactory.getRuntimeMXBean().getInputArguments());
+    List<String> flags = new ArrayList<>();
+    for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      flags.add(flag.replaceFirst("^(-XX:(AOTCache|SharedArchiveFile)=).*/", "$1"));
+    }
+    flags.add(
+        "class sharing "
+            + (System.getProperty("java.vm.info", "").contains("sharing") ? "on" : "off"));
     flags.add(
         "gc="
             + ManagementFactory.getGarbageCollectorMXBeans().stream()

@@ -6,12 +6,12 @@
 
 const fs = require("node:fs");
 const path = require("node:path");
-const { execFileSync } = require("node:child_process");
+const { childProcess } = require("./processes.js"); // the trial's own process's: a child or worker makes no FIFO
 
 /** The path of a new FIFO, the `i`th named after `name` in the scratch directory. */
 function makeFifo(scratch, name, i) {
   const fifo = path.join(scratch, `${name}-${i}`);
-  execFileSync("mkfifo", [fifo]);
+  childProcess.execFileSync("mkfifo", [fifo]);
   return fifo;
 }
 
