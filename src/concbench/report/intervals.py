@@ -25,7 +25,7 @@ class Census:
         wider = self.with_interval - self.within
         without = self.rows - self.with_interval - self.unverified
         return (
-            f"rows: {self.rows:,}; with a 95% interval {self.with_interval:,} ({percent(self.share)}; "
+            f"rows: {self.rows:,}; with a 95% interval {self.with_interval:,} ({self.share:.1%}; "
             f"{self.by_t:,} of them by Student's t, from 3 to 5 trials): within ±{percent(WITHIN)} "
             f"{self.within:,}, wider {wider:,}; too few trials for one {without:,}; no verified trial {self.unverified:,}"
             + (f"; served rows, judged by their latency, not counted: {self.served:,}" if self.served else "")
