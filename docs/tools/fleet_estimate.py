@@ -1,8 +1,8 @@
 """How long a profile's whole plan takes one machine, for docs/fleet.md: a
 random sample of its cells (seeded), each run as `concbench run --trials 1`
-into a database of its own, and each sampled cell's cost, its calibrating
-trial and TRIALS trials, scaled up to every cell of the plan, with a 95%
-interval (Student's t over the sample's cells). Usage, from the project,
+into a database of its own, and each sampled cell's cost (its first
+trial, which calibrates it, and TRIALS - 1 more) scaled up to every cell of
+the plan, with a 95% interval (Student's t over the sample's cells). Usage, from the project,
 once the runtimes are built:
 
     .venv/bin/python docs/tools/fleet_estimate.py [--profile full] [--cells 40] [--minutes 15] [--seed 1]
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from concbench import paths, runtimes, workloads
 from concbench.plan import Cell, choose, make_plan
-from concbench.selection import Selection
+from concbench.selection import PROFILE_SETTINGS, Selection
 from concbench.store import open_store
 
 TRIALS = 3  # a stored plan's trials a cell (docs/fleet.md)
@@ -46,18 +46,19 @@ def run_cell(cell: Cell, profile: str, db: Path) -> None:
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
 
-def cell_costs(db: Path) -> list[float]:
-    """Seconds each stored run's cell would take in the plan: its calibrating
-    trial and TRIALS trials as long as the one it ran."""
+def cell_costs(db: Path, runs: int) -> list[float]:
+    """Seconds each stored run's cell would take in the plan: its first
+    trial, which calibrated it (running the work once a run), and TRIALS - 1
+    trials that repeat the work as often as it said (schedule.py's estimate)."""
     store = open_store(db, create=False)
     costs = []
     for run in store.runs():
-        stored = store.stored_run(run.id)
         calibrations = store.calibrations(run.id)
-        for trial in stored.trials:
-            calibration = calibrations.get(trial.cell.id)
-            calibrating = calibration.trial_ns if calibration and calibration.trial_ns else 0
-            costs.append((calibrating + TRIALS * (trial.wall_ns or 0)) / 1e9)
+        for trial in store.stored_run(run.id).trials:
+            first = (trial.wall_ns or 0) / 1e9
+            found = calibrations.get(trial.cell.id)
+            repeating = runs * (found.repeat - 1) * found.run_ns / 1e9 if found and found.run_ns else 0.0
+            costs.append(first + (TRIALS - 1) * (first + repeating))
     return costs
 
 
@@ -90,7 +91,7 @@ def main() -> int:
                 break
             print(f"{done + 1}/{len(sample)} {cell.key.workload} {cell.key.row} {cell.key.params_text}", flush=True)
             run_cell(cell, args.profile, db)
-        costs = cell_costs(db)
+        costs = cell_costs(db, PROFILE_SETTINGS[args.profile].runs)
     total, low, high = estimate(costs, len(cells))
     print(
         f"{args.profile}: {len(cells):,} cells, {TRIALS} trials each; {len(costs)} sampled cells cost "
