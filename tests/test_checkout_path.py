@@ -13,14 +13,19 @@ import subprocess
 import pytest
 from conftest import ROOT
 
-FAKE_JAVA = '#!/bin/sh\nfor arg in "$@"; do printf "%s\\n" "$arg"; done\n'
+# The fake java prints its arguments, and as a training run writes the archive it is asked for.
+FAKE_JAVA = (
+    '#!/bin/sh\nfor arg in "$@"; do printf "%s\\n" "$arg"; case "$arg" in '
+    '-XX:AOTCacheOutput=*) echo archive > "${arg#-XX:AOTCacheOutput=}";; esac; done\n'
+)
 # jar --create --file FILE ...: the jar javac's classes would make.
 FAKE_JAR = '#!/bin/sh\nwhile [ "$1" != --file ]; do shift; done\ntouch "$2"\n'
 
 
 @pytest.fixture
 def checkout(tmp_path):
-    """The runtimes copied to "tmp/a b/concbench", beside "tmp/a" with a planted class."""
+    """The runtimes and the workloads (a JVM kit's training run reads the
+    specs) copied to "tmp/a b/concbench", beside "tmp/a" with a planted class."""
     planted = tmp_path / "a" / "concbench" / "kit"
     planted.mkdir(parents=True)
     (planted / "Main.class").write_bytes(b"planted")
@@ -28,6 +33,7 @@ def checkout(tmp_path):
     ignore = shutil.ignore_patterns("build", "node_modules")
     for name in ("java", "kotlin", "jruby", "ruby"):
         shutil.copytree(ROOT / "runtimes" / name, root / "runtimes" / name, ignore=ignore)
+    shutil.copytree(ROOT / "workloads", root / "workloads")
     return root
 
 
@@ -112,12 +118,19 @@ def test_compilers_class_paths_are_relative_and_quoted(checkout, jdk, runtime):
         assert entry.startswith("build/"), entry
 
 
-def test_jruby_links_the_jdk_whose_path_holds_a_space(checkout, jdk):
+def test_jruby_launcher_runs_the_jdk_whose_path_holds_a_space(checkout, jdk):
     runtime = checkout / "runtimes" / "jruby"
     seed_jars(runtime, "jruby.lock", "build")
     done = make(runtime, jdk)
     assert done.returncode == 0, done.stderr
-    assert os.readlink(runtime / "build" / "java") == str(jdk / "bin" / "java")
+    launcher = runtime / "build" / "concbench-jruby"
+    assert f'exec "{jdk}/bin/java" ' in launcher.read_text()
+    argv = subprocess.run(
+        [str(launcher), "kit.rb"], capture_output=True, text=True, timeout=30, cwd="/", check=True
+    ).stdout.splitlines()
+    assert (
+        argv[-2:] == ["--disable-gems", "kit.rb"] and f"{runtime}/build/jruby-complete" in argv[argv.index("-jar") + 1]
+    )
 
 
 def test_ruby_extension_runs_the_interpreter_whose_path_holds_a_space(checkout, tmp_path):
