@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..formatting import percent
 from .aggregate import Table
 
-WITHIN = 0.05  # what `make bench` reports against: README, "Sample output"
+WITHIN = 0.05  # what `make bench` reports against (the README states its share)
 
 
 @dataclass(frozen=True)
