@@ -4,12 +4,14 @@ waited on. Every test here uses a lock folder of its own, or a private
 mount namespace whose /run is empty, never the live lock."""
 
 import os
+import re
 import shutil
 import stat
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -198,3 +200,51 @@ def test_a_run_beside_a_planted_link_says_so_in_one_line(fake_env, tmp_path):
     )
     assert_one_line_error(done, "machine lock", "symbolic link")
     assert stat.S_IMODE(target.stat().st_mode) == 0o440
+
+
+def test_time_waiting_for_the_turn_is_not_on_the_own_clock(shared, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    told = threading.Event()
+    with machine_lock.machine_turn():
+        waiter = threading.Thread(target=take_turn_when(told))
+        own, wall = machine_lock.own_clock_ns(), time.monotonic_ns()
+        machine_lock._held = False  # the waiter is another concbench
+        waiter.start()
+        assert told.wait(timeout=30)
+        time.sleep(1)
+    waiter.join(timeout=30)
+    waited = (time.monotonic_ns() - wall) - (machine_lock.own_clock_ns() - own)
+    assert waited >= 1e9
+
+
+# Holds the live lock of a mount namespace of its own (its /run empty) for 3 s,
+# while the run it starts has a budget of 1 s.
+HOLD_THE_TURN = """
+import subprocess, sys, threading
+subprocess.run(["mount", "-t", "tmpfs", "none", "/run"], check=True)
+from concbench import machine_lock
+turn = machine_lock.machine_turn()
+turn.__enter__()
+threading.Timer(3, turn.__exit__, (None, None, None)).start()
+done = subprocess.run([sys.executable, "-m", "concbench", *sys.argv[1:]], capture_output=True, text=True)
+print(done.stdout, done.stderr, file=sys.stderr)
+sys.exit(done.returncode)
+"""
+
+
+@pytest.mark.skipif(not shutil.which("unshare") or os.geteuid() != 0, reason="needs unshare and root")
+def test_a_budget_is_not_spent_waiting_for_another_concbench(fake_env, tmp_path):
+    """A short ab in CI, beside a long test that held the machine, once ended
+    with no trial at all."""
+    done = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", sys.executable, "-c", HOLD_THE_TURN]
+        + ["run", "-w", "triangle", "-m", "honest", "--budget", "1s"],
+        env={**fake_env, "PYTHONPATH": str(ROOT / "src")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    taken = re.search(r"(\d+) trials in ", done.stderr)
+    assert taken and int(taken[1]) > 0, done.stderr

@@ -45,7 +45,9 @@ def copy_runtime(tmp_path, name, files):
 
 
 def copy_java_scripts(tmp_path):
-    return copy_runtime(tmp_path, "java", ["fetch-libraries", "maven-fetch", "maven-plugin.lock", "find-jdk"])
+    return copy_runtime(
+        tmp_path, "java", ["fetch-libraries", "maven-fetch", "maven-plugin.lock", "find-jdk", "archive.mk"]
+    )
 
 
 def plugin_file(home, extension="jar"):

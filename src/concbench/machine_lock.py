@@ -14,6 +14,7 @@ import errno
 import fcntl
 import os
 import stat
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -26,13 +27,14 @@ LOCK_NAME = "machine.lock"
 _OPEN_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 _held = False  # by this process: a worker holds it around a trial, which takes it too
+_waited_ns = 0  # by this process, for another concbench to let go
 
 
 @contextlib.contextmanager
 def machine_turn(waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
     """Holds the machine while the block runs; waiting is told when another
     concbench holds it first. The kernel lets go of it if this process dies."""
-    global _held
+    global _held, _waited_ns
     if _held:
         yield
         return
@@ -41,8 +43,10 @@ def machine_turn(waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            since = time.monotonic_ns()
             waiting()
             fcntl.flock(fd, fcntl.LOCK_EX)
+            _waited_ns += time.monotonic_ns() - since
         _held = True
         try:
             yield
@@ -50,6 +54,12 @@ def machine_turn(waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
             _held = False
     finally:
         os.close(fd)
+
+
+def own_clock_ns() -> int:
+    """The monotonic clock less the time this process waited for its turns:
+    a budget is spent by a run's own work, not by another concbench's."""
+    return time.monotonic_ns() - _waited_ns
 
 
 def lock_path() -> Path:

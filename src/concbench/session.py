@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from rich.console import Console
 
-from . import environment, orphans, paths, runtimes, worker, workloads
+from . import environment, machine_lock, orphans, paths, runtimes, worker, workloads
 from .display import printable
 from .errors import UserError
 from .plan import Choice, Plan, choose, make_plan
@@ -156,7 +156,11 @@ def take_plan(
     store.add_notes(run_id, plan.notes)
     done = store.trials(run_id)
     schedule = Schedule(
-        plan, done, spent_ns=sum(t.wall_ns or 0 for t in done), earlier=store.earlier_trial_lengths(run_id)
+        plan,
+        done,
+        spent_ns=sum(t.wall_ns or 0 for t in done),
+        earlier=store.earlier_trial_lengths(run_id),
+        clock=machine_lock.own_clock_ns,
     )
     screen.say(
         f"run {run_id}: {extent_text(plan, selection.profile)}, {to_go_text(schedule)} trials to go; "

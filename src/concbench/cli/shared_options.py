@@ -84,7 +84,8 @@ def option_option(help: str):
 
 def budget_option(help: str):
     """--budget TIME, how long a run's trials may take, with what the command does within it."""
-    return click.option("--budget", type=options.Duration("budget"), metavar="TIME", help=help)
+    waits = " Time spent waiting for another concbench's turn on the machine does not count."
+    return click.option("--budget", type=options.Duration("budget"), metavar="TIME", help=help + waits)
 
 
 def threshold_option(default: float):
