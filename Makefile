@@ -23,7 +23,8 @@ bench: setup
 # run in two processes (pytest-xdist), a test file at a time in each
 # (loadfile: a file's fixtures are made once, the smoke run's above all):
 # most tests wait on a subprocess, and the smoke run, a trial at a time,
-# leaves a core idle. Trials still take the machine's turn, one at a time.
+# leaves a core idle. The tests' trials measure nothing, so the two
+# processes run theirs side by side (tests/conftest.py); builds take turns.
 test: lint
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo test --release --quiet --locked --target-dir build; fi
 	@$(VENV)/bin/pytest -q -rs --durations=15 -n 2 --dist loadfile

@@ -17,6 +17,11 @@ ROOT = Path(__file__).resolve().parents[1]
 signal.signal(signal.SIGINT, signal.default_int_handler)
 FIXTURES = ROOT / "tests" / "fixtures"
 
+# The tests' trials check results and measure nothing: the two test processes
+# (pytest-xdist) run theirs side by side instead of a trial at a time (builds
+# still take turns). The tests of taking turns remove this.
+os.environ["CONCBENCH_TAKE_TURNS"] = "builds"
+
 
 def concbench(*args, env=None, timeout=300, preexec_fn=None):
     """Run the real command line, as a user would (preexec_fn: what the

@@ -49,8 +49,9 @@ RUNNABLE = list(_runnable())
 
 # The variables that choose the suite CELLS was collected from: the run keeps
 # them, so that a runtime from outside that they name is run and checked as
-# the project's are; the user's other settings (a database, a machine) it does not.
-SUITE = ("CONCBENCH_BUILTINS", "CONCBENCH_RUNTIMES", "CONCBENCH_WORKLOADS")
+# the project's are, and the tests' taking turns (conftest); the user's other
+# settings (a database, a machine) it does not.
+SUITE = ("CONCBENCH_BUILTINS", "CONCBENCH_RUNTIMES", "CONCBENCH_WORKLOADS", "CONCBENCH_TAKE_TURNS")
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 """One trial at a time on a machine: every concbench that runs trials here,
 a run or a worker, takes its turn by one lock, so that no two trials ever
-measure each other; and every build takes it too (runtimes.py).
+measure each other; and every build takes it too (runtimes.py). A test
+suite's trials may leave it to the builds (trial_turn).
 
 The lock lives where no other user can plant anything in its place: root's
 folder under /run, which root's concbench makes and every user's concbench
@@ -23,6 +24,7 @@ from .errors import UserError
 
 SHARED = Path("/run/concbench")  # root's: every user's concbench takes turns by it
 LOCK_NAME = "machine.lock"
+TAKE_TURNS = "CONCBENCH_TAKE_TURNS"  # "builds": only builds take turns (trial_turn)
 # O_NONBLOCK: a FIFO planted there opens at once, and is then refused.
 _OPEN_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
@@ -54,6 +56,22 @@ def machine_turn(waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
             _held = False
     finally:
         os.close(fd)
+
+
+def trials_take_turns() -> bool:
+    return os.environ.get(TAKE_TURNS) != "builds"
+
+
+def trial_turn(waiting: Callable[[], None] = lambda: None) -> contextlib.AbstractContextManager[None]:
+    """The machine's turn for a trial or a noise probe: machine_turn, unless
+    CONCBENCH_TAKE_TURNS=builds says this concbench's trials need not run
+    alone. That is a test suite's setting: its trials check results and
+    measure nothing, and two of its processes run theirs side by side.
+    Builds take their turns whatever it says: two builds of one kit at once
+    would break each other's files."""
+    if not trials_take_turns():
+        return contextlib.nullcontext()
+    return machine_turn(waiting)
 
 
 def own_clock_ns() -> int:

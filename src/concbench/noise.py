@@ -61,7 +61,7 @@ class Meter:
         self.run_id = run_id
         self.every = every
         self.last = None  # the monotonic time of the last probe
-        # The turn a probe took, held through the next trial (machine_lock.machine_turn
+        # The turn a probe took, held through the next trial (machine_lock.trial_turn
         # is re-entrant); let go at the next call, or with the meter.
         self.turn = contextlib.ExitStack()
 
@@ -70,7 +70,7 @@ class Meter:
         """A meter that has probed the machine as the run starts; it holds no
         turn, for the floors and calibrations that come first take theirs."""
         meter = cls(store, run_id)
-        with machine_lock.machine_turn():
+        with machine_lock.trial_turn():
             meter._probe()
         return meter
 
@@ -81,7 +81,7 @@ class Meter:
         self.turn.close()
         if self.last is not None and time.monotonic() - self.last < self.every:
             return
-        self.turn.enter_context(machine_lock.machine_turn())
+        self.turn.enter_context(machine_lock.trial_turn())
         self._probe()
 
     def _probe(self) -> None:

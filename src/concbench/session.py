@@ -168,6 +168,11 @@ def take_plan(
     )
     if plan.settings.budget:
         screen.say(budget_text(schedule))
+    if not machine_lock.trials_take_turns():
+        screen.say(
+            f"{machine_lock.TAKE_TURNS}=builds: these trials do not take turns with other concbench runs' "
+            "and may measure them"
+        )
 
     def take() -> None:
         with ProgressDisplay(screen.console, schedule) as display:

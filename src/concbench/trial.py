@@ -115,7 +115,7 @@ def run(
     turn on the machine: no other concbench's trial runs beside it. The
     process beside it, if any, gets cgroups of its own, and its exit is the
     trial's `beside`."""
-    with machine_lock.machine_turn():
+    with machine_lock.trial_turn():
         return _run_alone(argv, request, timeout, caps, beside)
 
 

@@ -45,7 +45,7 @@ class Worker:
         the rest are held by other workers it waits: one of them may die, and
         its trial come back once its lease lapses."""
         while True:
-            with machine_lock.machine_turn(self._taking_turns):
+            with machine_lock.trial_turn(self._taking_turns):
                 claimed = self.store.claim(self.run_id, self.name, self.first_lease)
                 if claimed is not None:
                     record = self._run(self.cells[claimed[0]], claimed[1])
