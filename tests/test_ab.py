@@ -5,6 +5,7 @@ sleeper, whose runs take the time they report."""
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -276,3 +277,12 @@ def test_a_mechanism_one_version_lacks_names_that_version(fake_env, tmp_path):
     manifest.write_text(manifest.read_text().replace("[mechanisms.sleeper]", "[mechanisms.napper]"))
     done = ab(fake_env, "--b", f"dir:{folder}", "--trials", "6")
     assert_one_line_error(done, f"--b dir:{folder}: unknown mechanism 'sleeper'")
+
+
+def test_the_trial_cost_tool_compares_whole_trials_side_by_side(fake_env):
+    """docs/tools/ab_trial_cost.py, which docs/protocol.md quotes: sides told by options too."""
+    assert ab(fake_env, "--b-option", "slower", "--trials", "6").returncode == 0
+    tool = Path(__file__).parents[1] / "docs" / "tools" / "ab_trial_cost.py"
+    done = subprocess.run([sys.executable, tool, fake_env["CONCBENCH_DB"]], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^fake\s+1\s+x\d\.\d\d \[\d\.\d\d, \d\.\d\d\]\s+x\d\.\d\d", done.stdout, re.M), done.stdout
