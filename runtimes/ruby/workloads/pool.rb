@@ -28,8 +28,19 @@ module Workloads
       pool.terminate
       # Celluloid 0.16 kills the pool's finalizer before it has waited for its
       # workers to end (celluloid#542): wait for them here.
-      ::Celluloid::Actor.all.each { |actor| ::Celluloid::Actor.join(actor) }
+      running_actors.each { |actor| ::Celluloid::Actor.join(actor) }
       { sum: sum }
+    end
+
+    # Celluloid 0.16's Actor.all reads each thread's actor twice, and a
+    # worker that ends between the two reads makes it call behavior_proxy on
+    # nil: look again, as the next look no longer sees that worker.
+    def self.running_actors
+      ::Celluloid::Actor.all
+    rescue NoMethodError => e
+      raise unless e.name == :behavior_proxy && e.receiver.nil?
+
+      retry
     end
 
     if Kit.loaded?("celluloid")
