@@ -209,3 +209,21 @@ def test_under_a_budget_the_cheapest_table_takes_its_least_trials_first(cells):
         taken.append((cell.params["n"], index))
     assert sorted(taken[:6]) == sorted([(10, 0), (100, 0)] * 3)
     assert taken[6:12] == [(10, 1)] * 3 + [(10, 2)] * 3
+
+
+def test_under_a_budget_a_table_that_fits_nowhere_leaves_the_rest_to_the_next(cells):
+    """The cheapest table a row (n=10, 400 ms a trial) no longer fits what is
+    left (300 ms), but two of the other table's rows (50 ms) do: they take
+    their second and third trials, and the run does not end there."""
+    clock = Clock()
+    schedule = Schedule(cells(profile="full", budget=3.6), [], clock=clock)
+    lengths = {(10, "honest"): 400, (10, "paced"): 400, (10, "sleeper"): 400}
+    lengths |= {(100, "honest"): 50, (100, "paced"): 50, (100, "sleeper"): 2000}
+    taken = []
+    while (step := schedule.next()) is not None:
+        cell, index = step
+        length = lengths[cell.params["n"], cell.mechanism]
+        clock.now += length * MS
+        schedule.record(record(cell, index, [length / 2] * 2, length), length * MS)
+        taken.append((cell.params["n"], cell.mechanism, index))
+    assert sorted(taken[6:]) == [(100, "honest", 1), (100, "honest", 2), (100, "paced", 1), (100, "paced", 2)]

@@ -134,6 +134,7 @@ class Schedule:
         self.started_ns = clock() - spent_ns
         self.round: list[CellState] = []
         self.ran_in_round = True
+        self.least_round = True  # whether the round holds least trials
         self.out_of_budget: set[str] = set()
         self.spent = Counter()  # ns by phase: "least", "adaptive"
 
@@ -162,8 +163,10 @@ class Schedule:
         """The next trial (its cell and index), or None: the run is done."""
         while True:
             if not self.round:
-                if not self.ran_in_round:
+                if not self.ran_in_round and not self.least_round:
                     return None  # a whole round fitted nowhere: the budget is spent
+                # (A round of least trials that fitted nowhere put its cells
+                # out of the budget; another table's may still fit.)
                 self.round, self.ran_in_round = self._next_round(), False
                 if not self.round:
                     return None
@@ -187,6 +190,7 @@ class Schedule:
         backwards = self.rounds % 2 == 0
         states = [s for s in self.states.values() if s.cell.key.id not in self.out_of_budget]
         short = [s for s in states if s.taken < self.settings.trials]
+        self.least_round = bool(short)
         if short:
             fewest = min(s.taken for s in short)
             if fewest and self.settings.budget is not None:
@@ -207,9 +211,15 @@ class Schedule:
             tables.setdefault(id(state.reference or state), []).append(state)
 
         def cost(table: list[CellState]) -> float:
-            return sum(s.expected_ns(self.plan.settings_for(s.cell).runs) or 0 for s in table) / len(table)
+            return sum(self._expected_or_unknown(s) for s in table) / len(table)
 
         return min(tables.values(), key=cost)
+
+    def _expected_or_unknown(self, state: CellState) -> float:
+        """What the cell's next trial should take; one that nothing tells
+        (its trials failed before they ran) comes last, not first."""
+        expected = state.expected_ns(self.plan.settings_for(state.cell).runs)
+        return math.inf if expected is None else expected
 
     def _blocks(self, states: list[CellState]) -> list[list[CellState]]:
         """The unsettled cells by reference, the reference first where it may
