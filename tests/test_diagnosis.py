@@ -134,6 +134,6 @@ def test_the_census_counts_the_rows_with_an_interval_and_those_within_five_perce
     found = intervals.census(aggregate.tables(records, [], SPECS))
     assert found == intervals.Census(rows=4, with_interval=3, by_t=3, within=1, unverified=0, served=0)
     assert found.text() == (
-        "rows: 4; with a 95% interval 3 (75.0%; 3 of them by Student's t, from 3 to 5 trials): "
+        "rows: 4; with a 95% interval 3 (75.0%; 3 of them by Student's t, from 3 to 5 values): "
         "within ±5.0% 1, wider 2; too few trials for one 1; no verified trial 0"
     )

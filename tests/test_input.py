@@ -99,7 +99,7 @@ def test_a_report_ends_by_counting_the_rows_with_an_interval(fake_env, tmp_path)
     written = concbench("report", "-o", tmp_path / "r.html", "--db", db, env=fake_env)
     assert written.returncode == 0, written.stderr
     census, path = written.stdout.splitlines()[-2:]
-    assert census.startswith("rows: 1; with a 95% interval 1 (100.0%; 1 of them by Student's t, from 3 to 5 trials)")
+    assert census.startswith("rows: 1; with a 95% interval 1 (100.0%; 1 of them by Student's t, from 3 to 5 values)")
     assert path.startswith("report of run 1: ")
 
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT, assert_one_line_error
+from conftest import FIXTURES, ROOT, assert_one_line_error, concbench
 
 from concbench import machine_lock, runtimes
 from concbench.errors import UserError
@@ -253,3 +253,10 @@ def test_a_budget_is_not_spent_waiting_for_another_concbench(fake_env, tmp_path)
     assert done.returncode == 0, done.stderr
     taken = re.search(r"(\d+) trials in ", done.stderr)
     assert taken and int(taken[1]) > 0, done.stderr
+
+
+@pytest.mark.parametrize("value", ["build", "no", "Builds"])
+def test_an_unknown_take_turns_setting_is_refused_not_read_as_the_default(fake_env, value):
+    done = concbench("run", "-w", "triangle", env={**fake_env, machine_lock.TAKE_TURNS: value})
+    assert_one_line_error(done, f"CONCBENCH_TAKE_TURNS={value!r}", "expected 'builds'")
+    assert not Path(fake_env["CONCBENCH_DB"]).exists()

@@ -29,13 +29,14 @@ def trials_by_cell(db: str, run: int | None) -> dict:
     sides = Sides.of(stored.run.request)
     cells = defaultdict(lambda: defaultdict(list))
     for t in stored.trials:
-        if t.status == Status.OK and t.wall_ns:
+        if t.status == Status.OK and t.wall_ns and t.peak_kb:
             work = sides.work(t.cell)
             cells[work[2], *work][sides.side(t.cell)].append((t.wall_ns, t.peak_kb))
     return cells
 
 
 def interval(logs: list[float]) -> str:
+    """As concbench.stats.log_t_interval, over any number of cells."""
     mean = statistics.mean(logs)
     if len(logs) < 2:
         return f"x{math.exp(mean):.2f}"

@@ -43,6 +43,8 @@ def run_cell(cell: Cell, profile: str, db: Path) -> None:
     argv += ["-w", cell.workload.id, "-m", f"{cell.runtime.name}/{cell.mechanism}"]
     for name, value in cell.params.items():
         argv += ["-p", f"{name}={value}"]
+    for option in cell.key.options:
+        argv += ["-o", option]
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
 
@@ -55,7 +57,9 @@ def cell_costs(db: Path, runs: int) -> list[float]:
     for run in store.runs():
         calibrations = store.calibrations(run.id)
         for trial in store.stored_run(run.id).trials:
-            first = (trial.wall_ns or 0) / 1e9
+            if trial.wall_ns is None:  # it never ran: nothing tells its cost
+                continue
+            first = trial.wall_ns / 1e9
             found = calibrations.get(trial.cell.id)
             repeating = runs * (found.repeat - 1) * found.run_ns / 1e9 if found and found.run_ns else 0.0
             costs.append(first + (TRIALS - 1) * (first + repeating))
@@ -91,7 +95,10 @@ def main() -> int:
                 break
             print(f"{done + 1}/{len(sample)} {cell.key.workload} {cell.key.row} {cell.key.params_text}", flush=True)
             run_cell(cell, args.profile, db)
-        costs = cell_costs(db, PROFILE_SETTINGS[args.profile].runs)
+        costs = cell_costs(db, PROFILE_SETTINGS[args.profile].runs) if db.exists() else []
+    if not costs:
+        print(f"fleet_estimate: no sampled cell ran in {args.minutes:g} minutes: nothing to scale up", file=sys.stderr)
+        return 1
     total, low, high = estimate(costs, len(cells))
     print(
         f"{args.profile}: {len(cells):,} cells, {TRIALS} trials each; {len(costs)} sampled cells cost "

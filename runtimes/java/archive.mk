@@ -24,10 +24,11 @@ TRAINING_INPUTS := $(JAVA_KIT)/training-requests $(wildcard $(JAVA_KIT)/../../wo
 # $(call train,ARCHIVE,JVM,ARGUMENTS): the training run of the JVM and its
 # flags as a trial runs them, then the arguments that make the kit serve the
 # training requests on stdin; its output in build/training.log, shown if it
-# made no archive, and the requests it could not serve said (each such cell's
-# trials fail on their own).
+# made no archive (one a failed run left is removed, lest make take it for
+# done), and the requests it could not serve said (each such cell's trials
+# fail on their own).
 train = rm -rf "$(BUILD)/training" "$(1)" && \
 	python3 "$(JAVA_KIT)/training-requests" . "$(JAVA_KIT)/../../workloads" "$(BUILD)/training" > "$(BUILD)/training.jsonl" && \
 	{ $(2) $(RECORD)"$(1)" $(3) < "$(BUILD)/training.jsonl" > "$(BUILD)/training.log" 2>&1 && \
-	  test -s "$(1)" || { cat "$(BUILD)/training.log" >&2; echo "the training run made no $(1)" >&2; exit 1; }; } && \
+	  test -s "$(1)" || { cat "$(BUILD)/training.log" >&2; rm -f "$(1)"; echo "the training run made no $(1)" >&2; exit 1; }; } && \
 	{ grep '^training: ' "$(BUILD)/training.log" >&2; rm -rf "$(BUILD)/training"; }

@@ -59,7 +59,12 @@ def machine_turn(waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
 
 
 def trials_take_turns() -> bool:
-    return os.environ.get(TAKE_TURNS) != "builds"
+    """Whether trials take the machine's turns (trial_turn); a value other
+    than "builds" is refused rather than read as the safe default."""
+    value = os.environ.get(TAKE_TURNS, "")
+    if value not in ("", "builds"):
+        raise UserError(f"{TAKE_TURNS}={value!r}: expected 'builds' (only builds take turns) or nothing")
+    return value != "builds"
 
 
 def trial_turn(waiting: Callable[[], None] = lambda: None) -> contextlib.AbstractContextManager[None]:

@@ -6,8 +6,9 @@ The virtual CPU of these machines slows down 2-4x in spells of a tenth of a
 second to several seconds, and drifts between runs minutes apart. A ratio of
 two medians taken minutes apart carries all of that; a ratio of two trials
 taken back to back carries only what differed between them. So every ratio,
-and its interval, is the median of the pairs' ratios and the distribution-free
-interval of that median (stats.summarize), never a ratio of medians."""
+and its interval, is the median of the pairs' ratios and the 95% interval of
+that median (stats.summarize: distribution-free from 6 pairs, Student's t on
+the logarithms from 3 to 5), never a ratio of medians."""
 
 import bisect
 import math

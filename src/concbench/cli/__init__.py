@@ -5,6 +5,7 @@ import sys
 
 import click
 
+from .. import machine_lock
 from ..display import printable
 from ..errors import UserError
 from . import catalog, compare, merge, run, show, worker
@@ -17,6 +18,7 @@ def cli():
     CPU time and peak memory side by side.
 
     Start with `concbench doctor`, then `concbench run`."""
+    machine_lock.trials_take_turns()  # a bad CONCBENCH_TAKE_TURNS is refused before anything runs
 
 
 for command in (

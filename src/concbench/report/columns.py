@@ -17,7 +17,6 @@ from ..stats import Summary
 from . import latency
 from .aggregate import CellResult, Table
 from .figures import (
-    NO_INTERVAL,
     cv_text,
     interval_text,
     megabytes_text,
@@ -254,10 +253,8 @@ def _switches(cell: CellResult) -> str | None:
 
 
 def _absolute_interval(summary: Summary, text: Callable[[float], str]) -> str:
-    """The median's 95% CI in the figure's own unit, marked t where Student's t gave it."""
-    if not summary.ci:
-        return NO_INTERVAL
-    return f"{text(summary.ci[0])} – {text(summary.ci[1])}" + (" t" if summary.by_t else "")
+    """The median's 95% CI in the figure's own unit."""
+    return interval_text(summary, lambda s: f"{text(s.ci[0])} – {text(s.ci[1])}")
 
 
 def _given(text: Callable, value) -> str | None:

@@ -50,12 +50,14 @@ def si(value: float) -> str:
 NO_INTERVAL = f"n<{T_LEAST}"
 
 
-def interval_text(summary: Summary) -> str:
-    """The confidence interval of the median, relative to it, marked t where
-    Student's t gave it (3 to 5 values), or n<3 where there is none."""
+def interval_text(summary: Summary, bounds_text: Callable[[Summary], str] | None = None) -> str:
+    """The confidence interval of the median, relative to it (or as
+    bounds_text writes it), marked t where Student's t gave it (3 to 5
+    values), or n<3 where there is none."""
     if not summary.ci:
         return NO_INTERVAL
-    return relative_text(summary, summary.ci) + (" t" if summary.by_t else "")
+    written = bounds_text(summary) if bounds_text else relative_text(summary, summary.ci)
+    return written + (" t" if summary.by_t else "")
 
 
 def relative_text(summary: Summary, bounds: tuple[float, float]) -> str:

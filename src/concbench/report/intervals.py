@@ -16,7 +16,7 @@ WITHIN = 0.05  # what `make bench` reports against (the README states its share)
 class Census:
     rows: int
     with_interval: int  # rows whose interval exists
-    by_t: int  # of those, Student's t's (3 to 5 trials)
+    by_t: int  # of those, Student's t's (from 3 to 5 values: a ratio's pairs, a baseline's runs)
     within: int  # of those, within ±WITHIN of their median
     unverified: int  # rows without a verified trial
     served: int  # rows of served workloads, not counted above
@@ -26,7 +26,7 @@ class Census:
         without = self.rows - self.with_interval - self.unverified
         return (
             f"rows: {self.rows:,}; with a 95% interval {self.with_interval:,} ({self.share:.1%}; "
-            f"{self.by_t:,} of them by Student's t, from 3 to 5 trials): within ±{percent(WITHIN)} "
+            f"{self.by_t:,} of them by Student's t, from 3 to 5 values): within ±{percent(WITHIN)} "
             f"{self.within:,}, wider {wider:,}; too few trials for one {without:,}; no verified trial {self.unverified:,}"
             + (f"; served rows, judged by their latency, not counted: {self.served:,}" if self.served else "")
         )
