@@ -281,8 +281,8 @@ def test_a_mechanism_one_version_lacks_names_that_version(fake_env, tmp_path):
 
 def test_the_trial_cost_tool_compares_whole_trials_side_by_side(fake_env):
     """docs/tools/ab_trial_cost.py, which docs/protocol.md quotes: sides told by options too."""
-    assert ab(fake_env, "--b-option", "slower", "--trials", "6").returncode == 0
+    assert ab(fake_env, "--b-option", "slower", "--trials", "6", "-p", "n=10,100").returncode == 0
     tool = Path(__file__).parents[1] / "docs" / "tools" / "ab_trial_cost.py"
     done = subprocess.run([sys.executable, tool, fake_env["CONCBENCH_DB"]], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert re.search(r"^fake\s+1\s+x\d\.\d\d \[\d\.\d\d, \d\.\d\d\]\s+x\d\.\d\d", done.stdout, re.M), done.stdout
+    assert re.search(r"^fake\s+2\s+x\d\.\d\d \[\d\.\d\d, \d\.\d\d\]\s+x\d\.\d\d", done.stdout, re.M), done.stdout
