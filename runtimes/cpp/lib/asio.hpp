@@ -98,26 +98,34 @@ class loop
 
 // A count-down the loop's coroutines await: count_down() from any thread;
 // the last one puts a token in a channel, which wait() takes if the count
-// had not reached zero when it looked.
+// had not reached zero when it looked. The count and the channel are shared
+// with every count_down() under way: a waiter that sees zero may go on and
+// destroy the countdown (a round's latch, a finished group) while the last
+// count_down(), on another of asio_mt's threads, is still sending its token.
 class countdown
 {
   public:
-    countdown(loop &l, int64_t count) : count_(count), zero_(l.ctx, 1) {}
-    void add(int64_t n) { count_.fetch_add(n); }
+    countdown(loop &l, int64_t count) : state_(std::make_shared<state>(l, count)) {}
+    void add(int64_t n) { state_->count.fetch_add(n); }
     void count_down()
     {
-        if (count_.fetch_sub(1) == 1)
-            zero_.try_send(error_code{}, 0);
+        std::shared_ptr<state> held = state_;   // taken before the count can reach zero
+        if (held->count.fetch_sub(1) == 1)
+            held->zero.try_send(error_code{}, 0);
     }
     awaitable<void> wait()
     {
-        if (count_.load() > 0)
-            co_await zero_.async_receive(use_awaitable);
+        if (state_->count.load() > 0)
+            co_await state_->zero.async_receive(use_awaitable);
     }
 
   private:
-    std::atomic<int64_t> count_;
-    channel<int> zero_;
+    struct state {
+        state(loop &l, int64_t count) : count(count), zero(l.ctx, 1) {}
+        std::atomic<int64_t> count;
+        channel<int> zero;
+    };
+    std::shared_ptr<state> state_;
 };
 
 // A group of units spawned on the loop and awaited together: a countdown
