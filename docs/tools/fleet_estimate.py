@@ -1,9 +1,9 @@
 """How long a profile's whole plan takes one machine, for docs/fleet.md: a
 random sample of its cells (seeded), each run as `concbench run --trials 1`
 into a database of its own, and each sampled cell's cost (its first
-trial, which calibrates it, and TRIALS - 1 more) scaled up to every cell of
-the plan, with a 95% interval (Student's t over the sample's cells). Usage, from the project,
-once the runtimes are built:
+trial, which calibrates it, and TRIALS - 1 more) scaled up to every cell
+of the plan, with a 95% interval (Student's t over the sample's cells).
+Usage, from the project, once the runtimes are built:
 
     .venv/bin/python docs/tools/fleet_estimate.py [--profile full] [--cells 40] [--minutes 15] [--seed 1]
 

@@ -170,8 +170,8 @@ def take_plan(
         screen.say(budget_text(schedule))
     if not machine_lock.trials_take_turns():
         screen.say(
-            f"{machine_lock.TAKE_TURNS}=builds: these trials do not take turns with other concbench runs' "
-            "and may measure them"
+            f"{machine_lock.TAKE_TURNS}=builds: this run's trials do not take turns with those of other "
+            "concbench runs here, and may measure them"
         )
 
     def take() -> None:
