@@ -175,6 +175,40 @@ def test_an_extending_manifest_merges_tables_key_by_key_and_drops_what_it_calls_
     assert over.trial_command(()) == [f"{tmp_path / 'over'}/y", f"{tmp_path / 'base'}/kit"]
 
 
+def test_a_limit_where_holds_in_its_tables_only_and_an_extending_manifest_adds_limits(tmp_path):
+    _manifest(
+        tmp_path / "base",
+        'name = "base"\nlanguage = "L"\nsummary = "s"\ninterpreter = "x"\ndetect = ["x"]\ncommand = ["k"]\n'
+        '[mechanisms.a]\ndoc = "a"\n[mechanisms.a.limits.spawn]\nparam = "tasks"\nmax = 10\nwhy = "the cap"\n',
+    )  # fmt: skip
+    (tmp_path / "base" / "workloads").mkdir()
+    (tmp_path / "base" / "workloads" / "spawn.k").write_text("")
+    _manifest(
+        tmp_path / "over",
+        'name = "over"\nextends = "../base"\n[[mechanisms.a.limits.spawn]]\n'
+        'param = "tasks"\nmax = 4\nwhere = { delay_ms = 5 }\nwhy = "slow to start"\n',
+    )
+    over = runtimes.load_all([tmp_path / "over"])["over"]
+    reasons = {
+        (tasks, delay): over.na_reason("spawn", "a", {"tasks": tasks, "delay_ms": delay})
+        for tasks in (4, 8, 20)
+        for delay in (0, 5, 20)
+    }
+    assert {key for key, reason in reasons.items() if reason is None} == {(4, 0), (4, 5), (4, 20), (8, 0), (8, 20)}
+    assert reasons[(8, 5)] == "slow to start (it takes tasks <= 4 where delay_ms=5)"
+    assert reasons[(20, 0)] == reasons[(20, 20)] == "the cap (it takes tasks <= 10)"
+    listed = concbench("list", "--runtimes", tmp_path / "over").stdout
+    assert "spawn           over/a             n/a above tasks=4 where delay_ms=5: slow to start" in listed
+    assert "spawn           over/a             n/a above tasks=10: the cap" in listed
+    _manifest(
+        tmp_path / "over", 'name = "over"\nextends = "../base"\n[mechanisms.a.limits.spawn]\nwhere = { delay = 5 }\n'
+    )
+    assert_one_line_error(
+        concbench("run", "--runtimes", tmp_path / "over", "-m", "over/a", "-w", "spawn"),
+        "mechanisms.a.limits.spawn: spawn has no parameter 'delay'",
+    )
+
+
 def test_a_mechanism_that_runs_only_some_workloads_is_na_elsewhere_with_its_reason(tmp_path):
     head = 'name = "base"\nlanguage = "L"\nsummary = "s"\ndetect = ["x"]\ncommand = ["k"]\n[mechanisms.a]\ndoc = "a"\n'
     _manifest(tmp_path / "base", head + 'only = ["spawn"]\nna_others = "one call"\n[mechanisms.a.na]\nring = "own"\n')

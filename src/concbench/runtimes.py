@@ -65,11 +65,24 @@ class Option(Strict):
 
 
 class Limit(Strict):
-    """The most of a parameter a mechanism can take on a workload, and why."""
+    """The most of a parameter a mechanism can take on a workload, and why;
+    only in the tables whose parameters have the values `where` gives, if it
+    gives any (a start too slow for the units to sleep together is no limit
+    where they do not sleep)."""
 
     param: str
     max: int
     why: str
+    where: dict[str, int | float | str] = {}
+
+    def where_text(self) -> str:
+        """` where delay_ms=5000`, or nothing for a limit on every table."""
+        pairs = ", ".join(f"{name}={value}" for name, value in self.where.items())
+        return f" where {pairs}" if pairs else ""
+
+
+def _as_list(value):
+    return [value] if isinstance(value, dict) else value
 
 
 class Mechanism(Strict):
@@ -90,7 +103,8 @@ class Mechanism(Strict):
     # other, each n/a with that reason unless na gives its own.
     only: list[str] = []
     na_others: str | None = None
-    limits: dict[str, Limit] = {}  # by workload id
+    # By workload id: a limit, or several (each its own tables, `where`).
+    limits: dict[str, Annotated[list[Limit], pydantic.BeforeValidator(_as_list)]] = {}
     # By workload id: what a reader of the row must know, such as why its
     # units ran one after another; shown under the table.
     notes: dict[str, str] = {}
@@ -208,15 +222,16 @@ class Runtime:
             return spec.na.get(workload) or spec.na_others
         if not self.implements(workload):  # a file for no mechanism: the manifest's reason, if it gives one
             return spec.na.get(workload) or f"not implemented in {self.name} yet"
-        limit = spec.limits.get(workload)
-        if params is not None and limit:
-            if limit.param not in params:
-                raise UserError(
-                    f"{self.folder / 'runtime.toml'}: mechanisms.{mechanism}.limits.{workload}: "
-                    f"{workload} has no parameter {limit.param!r}"
-                )
-            if params[limit.param] > limit.max:
-                return f"{limit.why} (it takes {limit.param} <= {limit.max})"
+        for limit in spec.limits.get(workload, []) if params is not None else []:
+            for name in (limit.param, *limit.where):
+                if name not in params:
+                    raise UserError(
+                        f"{self.folder / 'runtime.toml'}: mechanisms.{mechanism}.limits.{workload}: "
+                        f"{workload} has no parameter {name!r}"
+                    )
+            holds = all(params[name] == value for name, value in limit.where.items())
+            if holds and params[limit.param] > limit.max:
+                return f"{limit.why} (it takes {limit.param} <= {limit.max}{limit.where_text()})"
         return spec.na.get(workload)
 
     @cached_property
@@ -379,11 +394,21 @@ def read_manifest(path: Path) -> tuple[Manifest, Path]:
 
 
 def _over(base: dict, own: dict) -> dict:
+    """own over base: tables merged key by key; an array of tables (more
+    limits on a workload) added to the base's table or tables."""
     merged = dict(base)
     for key, value in own.items():
-        both_tables = isinstance(value, dict) and isinstance(base.get(key), dict)
-        merged[key] = _over(base[key], value) if both_tables else value
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            merged[key] = _over(base[key], value)
+        elif _tables(value) and key in base and (isinstance(base[key], dict) or _tables(base[key])):
+            merged[key] = _as_list(base[key]) + value
+        else:
+            merged[key] = value
     return merged
+
+
+def _tables(value) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
 def _pinned(value, folder: str):

@@ -60,11 +60,11 @@ def _na_lines(specs: dict[str, workloads.Workload], found: dict[str, runtimes.Ru
             for mechanism in rt.manifest.mechanisms:
                 row = f"{spec.id:<15} {rt.name + '/' + mechanism:<18}"
                 reason = rt.na_reason(spec.id, mechanism)
-                limit = rt.manifest.mechanisms[mechanism].limits.get(spec.id)
                 if reason:
                     yield f"  {row} n/a: {reason}"
-                elif limit:
-                    yield f"  {row} n/a above {limit.param}={limit.max}: {limit.why}"
+                    continue
+                for limit in rt.manifest.mechanisms[mechanism].limits.get(spec.id, []):
+                    yield f"  {row} n/a above {limit.param}={limit.max}{limit.where_text()}: {limit.why}"
 
 
 @click.command()
