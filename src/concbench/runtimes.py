@@ -222,17 +222,24 @@ class Runtime:
             return spec.na.get(workload) or spec.na_others
         if not self.implements(workload):  # a file for no mechanism: the manifest's reason, if it gives one
             return spec.na.get(workload) or f"not implemented in {self.name} yet"
-        for limit in spec.limits.get(workload, []) if params is not None else []:
-            for name in (limit.param, *limit.where):
-                if name not in params:
-                    raise UserError(
-                        f"{self.folder / 'runtime.toml'}: mechanisms.{mechanism}.limits.{workload}: "
-                        f"{workload} has no parameter {name!r}"
-                    )
-            holds = all(params[name] == value for name, value in limit.where.items())
-            if holds and params[limit.param] > limit.max:
-                return f"{limit.why} (it takes {limit.param} <= {limit.max}{limit.where_text()})"
+        if params is not None:
+            for limit in spec.limits.get(workload, []):
+                if reason := self._over_limit(limit, workload, mechanism, params):
+                    return reason
         return spec.na.get(workload)
+
+    def _over_limit(self, limit: Limit, workload: str, mechanism: str, params: dict) -> str | None:
+        """Why these parameters pass the limit, or None if they do not."""
+        for name in (limit.param, *limit.where):
+            if name not in params:
+                raise UserError(
+                    f"{self.folder / 'runtime.toml'}: mechanisms.{mechanism}.limits.{workload}: "
+                    f"{workload} has no parameter {name!r}"
+                )
+        holds = all(params[name] == value for name, value in limit.where.items())
+        if holds and params[limit.param] > limit.max:
+            return f"{limit.why} (it takes {limit.param} <= {limit.max}{limit.where_text()})"
+        return None
 
     @cached_property
     def toolchain(self) -> Probe:
