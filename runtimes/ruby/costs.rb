@@ -1,5 +1,5 @@
 # What the kit's own accounting costs inside the timing, the figures quoted
-# in kit.rb (COUNTING_COST, FORK_ACCOUNTING_COST). Rounds alternate, so that
+# in protocol.rb (COUNTING_COST, FORK_ACCOUNTING_COST). Rounds alternate, so that
 # drift and the machine's other load hit both sides alike; medians.
 #
 #   ruby runtimes/ruby/costs.rb counting [ROUNDS] [SECONDS]   (default 21 1.0)

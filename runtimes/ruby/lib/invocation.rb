@@ -16,7 +16,7 @@ module Workloads
   # mechanism (`started += 1; peak = [live += 1, peak].max` first, `live -=
   # 1` last: no interrupt check between a read and its write), which cost
   # half as much as the calls, and hand the figures over after the run
-  # (Kit::Units#counted). What that costs is kit.rb's COUNTING_COST.
+  # (Kit::Units#counted). What that costs is protocol.rb's COUNTING_COST.
   # Threads cannot share such locals where they run at once (JRuby: no GVL):
   # see #thread.
   class Invocation

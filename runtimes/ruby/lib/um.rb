@@ -1,6 +1,6 @@
 # UringMachine (github.com/digital-fabric/uringmachine), the UringMachine
 # seed's subject, for the um and um_fs rows: loaded for their trials only
-# (kit.rb's LIBRARIES), never by another row. It needs Ruby 3.4 or later
+# (protocol.rb's LIBRARIES), never by another row. It needs Ruby 3.4 or later
 # (0.22.1, the newest release without Ruby 3.5's Set C API, runs on 3.4).
 require "uringmachine"
 require "uringmachine/fiber_scheduler"
@@ -53,7 +53,7 @@ module Concbench
   end
 
   # The um_fs row: UringMachine's Fiber::Scheduler (UM::FiberScheduler)
-  # under the fiber row's code (kit.rb's FIBER_ROWS), with the stock IO,
+  # under the fiber row's code (protocol.rb's FIBER_ROWS), with the stock IO,
   # Mutex and Queue: Kit.sync runs the block in a fiber under it, on a
   # machine of its own, as Concbench::Scheduler.sync does.
   class UmScheduler < UringMachine::FiberScheduler
