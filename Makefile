@@ -21,9 +21,10 @@ bench: setup
 # and start a throwaway PostgreSQL server (-rs: a skipped test says why;
 # --durations: the slowest, for keeping the whole under 20 minutes). They
 # run in two processes (pytest-xdist), a test file at a time in each
-# (loadfile: a file's fixtures are made once). The smoke run is two files,
-# half the runtimes each (tests/smoke.py), which the two processes start
-# with: it is the longest part. The tests' trials measure nothing, so the
+# (loadfile: a file's fixtures are made once). The smoke run, the longest
+# part, is two files, the runtimes split in two (tests/smoke.py), and the
+# two processes start with them: xdist gives out the files with the most
+# tests first. The tests' trials measure nothing, so the
 # two processes run theirs side by side (tests/conftest.py); builds take turns.
 test: lint
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo test --release --quiet --locked --target-dir build; fi

@@ -6,6 +6,11 @@ from pathlib import Path
 
 import pytest
 
+# The smoke run's tests live in tests/smoke.py, which two test files import
+# (its docstring says why): their asserts say what they compared, as a test
+# file's do.
+pytest.register_assert_rewrite("smoke")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # The tests press Ctrl-C by sending SIGINT to the concbench they start. A
