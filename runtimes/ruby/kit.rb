@@ -2,6 +2,9 @@
 # request on stdin, runs Workloads::<Id>.<mechanism>(**params) warmup + runs
 # times and prints the response as the last line of stdout, its only one
 # but where a server's workload first says where it listens (Kit.listening).
+# This file runs what is inside the clocks (below, and why); the rest of the
+# kit is protocol.rb, where the classes and constants this header names are
+# (Units, AtomicUnits, LIBRARIES, SCHEDULERS, FIBER_ROWS, COUNTING_COST).
 #
 # The workload API
 # ================
@@ -55,19 +58,18 @@
 #                                run's tasks, each alive while it runs one.
 # start and finish touch one counter and a peak that every unit of the run
 # shares, but take no lock: their instructions (opt_plus, opt_newarray_max,
-# setinstancevariable; see protocol.rb's Units#start) have no interrupt
-# check between the read and the write, so under the GVL no other thread
-# runs in between and nothing waits for them; fibers switch only where they
-# block. Without a GVL (JRuby) they are the JVM's atomics instead
-# (AtomicUnits). Spans are swept, and peak_live computed, after the clocks
-# stop. A mechanism that
-# starts no unit (none) touches nothing: units = peak_live = 0. The caller's
-# thread is the unit where it does the work itself with the units' means (a
-# rate loop that yields, a thread polling descriptors): it starts before it
-# hands the kit its operation and finishes after. Every unit that started
-# must have finished when the mechanism returns, or the run fails.
+# setinstancevariable; see Units#start) have no interrupt check between the
+# read and the write, so under the GVL no other thread runs in between and
+# nothing waits for them; fibers switch only where they block. Without a GVL
+# (JRuby) they are the JVM's atomics instead (AtomicUnits). Spans are swept,
+# and peak_live computed, after the clocks stop. A mechanism that starts no
+# unit (none) touches nothing: units = peak_live = 0. The caller's thread is
+# the unit where it does the work itself with the units' means (a rate loop
+# that yields, a thread polling descriptors): it starts before it hands the
+# kit its operation and finishes after. Every unit that started must have
+# finished when the mechanism returns, or the run fails.
 # What counting costs where it weighs most (a unit per operation, invoke's
-# raw_fiber cell): see COUNTING_COST in protocol.rb.
+# raw_fiber cell): see COUNTING_COST.
 #
 # Evidence: Kit.evidence(name: count, ...) reports the counts the workload's
 # spec declares under [evidence]; nil where the mechanism cannot observe the

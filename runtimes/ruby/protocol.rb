@@ -464,7 +464,6 @@ module Kit
       counted
     end
 
-
     # What the run's children left in the file of children: their stamps go
     # to the run's units; the result is their private memory, as many of the
     # largest as were ever alive at once (a rate loop forks many in turn).
