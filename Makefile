@@ -24,8 +24,8 @@ bench: setup
 # (loadfile: a file's fixtures are made once). The smoke run, the longest
 # part, is two files, the runtimes split in two (tests/smoke.py), and the
 # two processes start with them: xdist gives out the files with the most
-# tests first. The tests' trials measure nothing, so the
-# two processes run theirs side by side (tests/conftest.py); builds take turns.
+# tests first. The tests' trials measure nothing, so the two processes run
+# theirs side by side (tests/conftest.py); builds take turns.
 test: lint
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo test --release --quiet --locked --target-dir build; fi
 	@$(VENV)/bin/pytest -q -rs --durations=15 -n 2 --dist loadfile
