@@ -229,7 +229,7 @@ class Runtime:
         return spec.na.get(workload)
 
     def _over_limit(self, limit: Limit, workload: str, mechanism: str, params: dict) -> str | None:
-        """Why these parameters pass the limit, or None if they do not."""
+        """Why these parameters are over the limit (their n/a reason), or None if they are within it."""
         for name in (limit.param, *limit.where):
             if name not in params:
                 raise UserError(
