@@ -22,6 +22,17 @@ def names(ctx, param, values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(name.strip() for value in values for name in value.split(","))
 
 
+def cpu_counts(ctx, param, value: str | None) -> tuple[int, ...] | None:
+    """--cpus 1,2,4: the CPU counts to run each cell at, in order, each once."""
+    if value is None:
+        return None
+    least, most = BOUNDS["cpus"]
+    counts = [text.strip() for text in value.split(",")]
+    if not all(text.isascii() and text.isdigit() and least <= int(text) <= most for text in counts):
+        raise click.BadParameter(f"{value!r}: expected CPU counts from {least} to {most}, e.g. 1,2,4")
+    return tuple(sorted({int(text) for text in counts}))
+
+
 def overrides(ctx, param, values: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     return {name: tuple(texts) for name, texts in map(workloads.parse_override, values)}
 

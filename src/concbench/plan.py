@@ -19,10 +19,12 @@ class Cell:
     mechanism: str
     params: Params
     options: tuple[str, ...]
+    cpus: int = 0  # the CPUs its trials are confined to; 0: unconfined
 
     @property
     def key(self) -> CellKey:
-        return CellKey(self.workload.id, self.runtime.name, self.mechanism, tuple(self.params.items()), self.options)
+        params = tuple(self.params.items())
+        return CellKey(self.workload.id, self.runtime.name, self.mechanism, params, self.options, self.cpus)
 
 
 @dataclass(frozen=True)
@@ -47,9 +49,10 @@ class Plan:
         return self.settings
 
 
-# The cells a selection may ask for, n/a ones included: each is at least a
-# trial to run, store and report. The catalogue's full profile asks for a
-# third of it (docs/usage.md, "Profiles").
+# The cells a selection may ask for at each CPU count, n/a ones included:
+# each is at least a trial to run, store and report. The catalogue's full
+# profile asks for three quarters of it (docs/usage.md, "Profiles"), at each
+# of the log2(CPUs) + 1 counts it sweeps.
 MAX_CELLS = 5000
 
 
@@ -71,7 +74,7 @@ def choose(selection: Selection, workloads: dict[str, Workload], runtimes: dict[
     check_names("parameter", selection.params, {p for w in chosen_workloads for p in w.params})
     check_names("option", selection.options, {o for r in chosen_runtimes for o in r.manifest.options})
     param_sets = [(w, w.param_sets(selection.profile, selection.params)) for w in chosen_workloads]
-    _check_cells(param_sets, chosen_runtimes, selection.mechanisms)
+    _check_cells(param_sets, chosen_runtimes, selection.mechanisms, selection.cpus)
     return Choice(selection, param_sets, _reached(selection.mechanisms, chosen_runtimes))
 
 
@@ -82,14 +85,18 @@ def _reached(wanted: tuple[str, ...], runtimes: list[Runtime]) -> list[Runtime]:
 
 
 def _check_cells(
-    param_sets: list[tuple[Workload, list[Params]]], runtimes: list[Runtime], wanted: tuple[str, ...]
+    param_sets: list[tuple[Workload, list[Params]]],
+    runtimes: list[Runtime],
+    wanted: tuple[str, ...],
+    cpu_counts: tuple[int, ...],
 ) -> None:
     """A one-line error for a selection of more than MAX_CELLS cells, counted before they are made."""
     mechanisms = sum(wanted_mechanism(wanted, r.name, m) for r in runtimes for m in r.manifest.mechanisms)
     cells = mechanisms * sum(len(sets) for _, sets in param_sets)
     if cells > MAX_CELLS:
+        each = " at each CPU count" if len(cpu_counts) > 1 else ""
         raise UserError(
-            f"the selection makes {cells:,} cells (n/a ones included), at most {MAX_CELLS:,}: "
+            f"the selection makes {cells:,} cells{each} (n/a ones included), at most {MAX_CELLS:,}: "
             "select fewer workloads, runtimes, mechanisms or parameter values"
         )
 
@@ -99,13 +106,13 @@ def make_plan(choice: Choice) -> Plan:
     selection = choice.selection
     cells, skipped = [], {}
     for workload, param_sets in choice.workloads:
-        for params in param_sets:
+        for params, cpus in ((p, k) for k in selection.cpus or (0,) for p in param_sets):
             for runtime in choice.runtimes:
                 options = tuple(o for o in selection.options if o in runtime.manifest.options)
                 for mechanism in runtime.manifest.mechanisms:
                     if not wanted_mechanism(selection.mechanisms, runtime.name, mechanism):
                         continue
-                    cell = Cell(workload, runtime, mechanism, params, options)
+                    cell = Cell(workload, runtime, mechanism, params, options, cpus)
                     reason = _why_not(cell)
                     if reason:
                         skipped.setdefault(

@@ -64,6 +64,9 @@ class RuntimeInfo(_Answer):
     name: Label
     version: Label
     flags: list[Label] = []
+    # The CPUs the runtime sized itself to (GOMAXPROCS, its schedulers, its
+    # pools' parallelism), read back from it: at most the request's cpus.
+    parallelism: Count | None = None
 
 
 class Response(_Answer):

@@ -34,6 +34,10 @@ class CellKey:
     mechanism: str
     params: tuple[tuple[str, int | float | str], ...]
     options: tuple[str, ...] = ()
+    # The CPUs its trials are confined to (docs/usage.md, "CPUs"); 0: every
+    # CPU the harness may use, unconfined. Not a parameter of the work: the
+    # kit is told it apart, and it leads the parameters in titles and ids.
+    cpus: int = 0
 
     @property
     def runtime_label(self) -> str:
@@ -48,11 +52,17 @@ class CellKey:
 
     @property
     def params_text(self) -> str:
-        return " ".join(f"{k}={v}" for k, v in self.params)
+        return " ".join(f"{k}={v}" for k, v in (*self._cpus_param, *self.params))
 
     @property
     def id(self) -> str:
-        return f"{self.workload} {self.row} {' '.join(f'{k}={v}' for k, v in sorted(self.params))}"
+        return (
+            f"{self.workload} {self.row} {' '.join(f'{k}={v}' for k, v in (*self._cpus_param, *sorted(self.params)))}"
+        )
+
+    @property
+    def _cpus_param(self) -> tuple[tuple[str, int], ...]:
+        return (("cpus", self.cpus),) if self.cpus else ()
 
 
 @dataclass(frozen=True)
@@ -100,6 +110,7 @@ class TrialRecord:
     samples: tuple[Sample, ...] = ()
     machine: str = ""  # the name of the machine that ran it ('' in runs stored before machines were)
     machine_id: str = ""
+    cpu_set: str = ""  # the CPUs a confined trial ran on, as the kernel lists them ("0-1"); '' unconfined
     # Its place in the order its run's trials finished (None: unknown), which
     # tells the trials of another cell that ran nearest to it (pairs.py).
     seq: int | None = None

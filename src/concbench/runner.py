@@ -5,7 +5,8 @@ observer's business."""
 import dataclasses
 from typing import Protocol
 
-from . import calibration, noise, protocol, served, trial, verify, warmup
+from . import calibration, cpus, noise, protocol, served, trial, verify, warmup
+from .errors import UserError
 from .limits import Limits
 from .plan import Cell, Plan
 from .protocol import Response
@@ -115,15 +116,17 @@ def expectations(cell: Cell, settings: Settings, repeat: int = 1) -> Expectation
     times in each timed sample and each warm-up sample alike."""
     units = cell.runtime.manifest.mechanisms[cell.mechanism].units
     warmups, steady = warmup.asked(settings.warmup, repeat, BOUNDS["warmup"][1], served=bool(cell.workload.load))
-    return cell.workload.expectations(cell.params, warmups, settings.runs * repeat, units, steady)
+    expect = cell.workload.expectations(cell.params, warmups, settings.runs * repeat, units, steady)
+    return dataclasses.replace(expect, cpus=cell.cpus)
 
 
-def _request(cell: Cell, expect: Expectations) -> dict:
+def _request(cell: Cell, expect: Expectations, cpu_set: list[int]) -> dict:
     request = {
         "workload": cell.workload.id,
         "kind": cell.workload.kind,
         "mechanism": cell.mechanism,
         "params": cell.params,
+        "cpus": len(cpu_set),
         "warmup": expect.warmup,
         "runs": expect.runs,
     }
@@ -140,9 +143,11 @@ def run_trial(
     load = served.seeded(expect.load) if expect.load else None
     beside = served.beside(load) if load else None
     try:
+        cpu_set = cpus.first(cell.cpus) if cell.cpus else cpus.usable()
         command = cell.runtime.trial_command(cell.options)
-        exit = trial.run(command, _request(cell, expect), settings.timeout, caps, beside)
-    except OSError as e:
+        request = _request(cell, expect, cpu_set)
+        exit = trial.run(command, request, settings.timeout, caps, beside, cpu_set if cell.cpus else None)
+    except (OSError, UserError) as e:
         return TrialRecord(
             cell.key,
             index,
@@ -176,6 +181,7 @@ def run_trial(
         samples=_samples(response, repeat, exit, load) if response else (),
         machine=machine.name,
         machine_id=machine.id,
+        cpu_set=cpus.listed(cpu_set) if cell.cpus else "",
     )
 
 

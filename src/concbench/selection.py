@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 import pydantic
 
-from . import limits
+from . import cpus, limits
 from .errors import UserError
 from .records import CellKey
 from .toml_models import first_error
@@ -41,10 +41,12 @@ class CellFilter:
         check_names(
             "mechanism", self.mechanisms, {k.mechanism for k in stored} | {f"{k.runtime}/{k.mechanism}" for k in stored}
         )
-        check_names("parameter", [name for name, _ in self.params], {name for k in stored for name, _ in k.params})
+        check_names(
+            "parameter", [name for name, _ in self.params], {name for k in stored for name, _ in _shown_params(k)}
+        )
 
     def __call__(self, key: CellKey) -> bool:
-        params = {name: str(value) for name, value in key.params}
+        params = {name: str(value) for name, value in _shown_params(key)}
         return self.keeps_row(key.workload, key.runtime, key.mechanism) and all(
             params.get(name) in values for name, values in self.params
         )
@@ -57,6 +59,11 @@ class CellFilter:
             and (not self.runtimes or runtime in self.runtimes)
             and wanted_mechanism(self.mechanisms, runtime, mechanism)
         )
+
+
+def _shown_params(key: CellKey) -> tuple[tuple[str, int | float | str], ...]:
+    """A cell's parameters as its title shows them, its CPUs among them (-p cpus=1)."""
+    return ((("cpus", key.cpus),) if key.cpus else ()) + key.params
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,7 @@ BOUNDS = {
     "budget": (1.0, 7 * 86400.0),  # seconds
     "memory_limit": (16 * limits.MiB, 1 << 50),
     "process_limit": (8, 1 << 22),
+    "cpus": (1, 4096),  # a trial's: as many as the spawner's CPU set holds
 }
 
 
@@ -145,6 +153,9 @@ class Selection(pydantic.BaseModel):
     mechanisms: tuple[str, ...] = ()  # 'thread' or 'ruby/thread'
     params: dict[str, tuple[str, ...]] = {}  # values as given; each workload converts them
     options: tuple[str, ...] = ()
+    # The CPU counts each cell runs at, a cell for each (docs/usage.md, "CPUs");
+    # empty: unconfined, on every CPU the harness may use.
+    cpus: tuple[Annotated[int, pydantic.Field(ge=BOUNDS["cpus"][0], le=BOUNDS["cpus"][1])], ...] = ()
     trials: int | None = _bounded("trials")  # None: the profile's; given: a fixed plan
     warmup: int | None = _bounded("warmup")
     runs: int | None = _bounded("runs")
@@ -191,7 +202,10 @@ class Selection(pydantic.BaseModel):
 
     @classmethod
     def asked(cls, **values) -> "Selection":
-        """A selection from the command line: values it cannot combine fail in one line."""
+        """A selection from the command line: values it cannot combine fail in
+        one line. The full profile sweeps this machine's CPUs unless told."""
+        if values.get("profile") == "full" and not values.get("cpus"):
+            values["cpus"] = cpus.sweep(len(cpus.usable()))
         try:
             return cls(**values)
         except pydantic.ValidationError as e:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from rich.console import Console
 
-from . import environment, machine_lock, orphans, paths, runtimes, worker, workloads
+from . import cpus, environment, machine_lock, orphans, paths, runtimes, worker, workloads
 from .display import printable
 from .errors import UserError
 from .plan import Choice, Plan, choose, make_plan
@@ -77,8 +77,9 @@ def run(request: Request, db: str, screen: Screen) -> int:
             screen.say(line)
         raise UserError("nothing to run: every selected cell is n/a or unavailable")
     here = environment.fingerprint(choice.runtimes, selection.caps, request.machine, request.suite)
-    if request.plan_only:
+    if request.plan_only:  # its workers may have more CPUs than this machine
         return _store_plan(plan, selection, store, here, screen)
+    cpus.check(selection.cpus)
     if run_id is None:
         run_id = store.begin_run(selection.to_json(), here)
     else:

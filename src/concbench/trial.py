@@ -108,19 +108,31 @@ class Beside:
 
 
 def run(
-    argv: list[str], request: dict, timeout: float, caps: limits.Limits | None = None, beside: Beside | None = None
+    argv: list[str],
+    request: dict,
+    timeout: float,
+    caps: limits.Limits | None = None,
+    beside: Beside | None = None,
+    cpus: list[int] | None = None,
 ) -> Exit:
     """Run one trial with a fresh scratch directory and, unless caps is None,
-    cgroups that hold it to them; both removed afterwards. It waits for its
+    cgroups that hold it to them; both removed afterwards. Given cpus, the
+    trial and all it starts run on those CPUs only (the process beside it
+    does not: it is no part of what is measured). It waits for its
     turn on the machine: no other concbench's trial runs beside it. The
     process beside it, if any, gets cgroups of its own, and its exit is the
     trial's `beside`."""
     with machine_lock.trial_turn():
-        return _run_alone(argv, request, timeout, caps, beside)
+        return _run_alone(argv, request, timeout, caps, beside, cpus)
 
 
 def _run_alone(
-    argv: list[str], request: dict, timeout: float, caps: limits.Limits | None, beside: Beside | None
+    argv: list[str],
+    request: dict,
+    timeout: float,
+    caps: limits.Limits | None,
+    beside: Beside | None,
+    cpus: list[int] | None,
 ) -> Exit:
     name = f"{orphans.SCRATCH_PREFIX}{orphans.mark()}-{next(_trial_numbers)}"
     with contextlib.ExitStack() as cleanup:
@@ -140,7 +152,7 @@ def _run_alone(
             cleanup.callback(os.close, folder)
         payload = json.dumps({**request, "scratch": scratch}).encode() + b"\n"
         procs = {role: group.procs_files for role, group in cgroups.items()}
-        exits = _Watch(timeout, procs, beside, scratch, folder).run(argv, payload)
+        exits = _Watch(timeout, procs, beside, scratch, folder, cpus).run(argv, payload)
         hits = {role: group.limit_hit() for role, group in cgroups.items()}
     found = {role: dataclasses.replace(exit, limit_hit=hits.get(role, "")) for role, exit in exits.items()}
     return dataclasses.replace(found["trial"], beside=found.get("beside"))
@@ -156,7 +168,14 @@ class _Process:
     """One trampoline and the child it runs: its pipes, what it wrote, when it exited."""
 
     def __init__(
-        self, argv: list[str], payload: bytes, timeout: float, cgroups: list[str], keep_stdin: bool, folder: int | None
+        self,
+        argv: list[str],
+        payload: bytes,
+        timeout: float,
+        cgroups: list[str],
+        keep_stdin: bool,
+        folder: int | None,
+        cpus: list[int] | None,
     ):
         trampoline = spawner.path()
         stdin_r, stdin_w = os.pipe()
@@ -166,6 +185,7 @@ class _Process:
         self.report, report_w = os.pipe()
         options = ["-r", "3", "-t", str(max(1, round(timeout * 1000)))]
         options += [option for procs in cgroups for option in ("-c", procs)]
+        options += ["-p", ",".join(map(str, cpus))] if cpus else []
         options += ["-a"] if aslr_kept() else []
         inherited = {name: value for name, value in os.environ.items() if name not in WITHHELD}
         environment = {**inherited, **FIXED_SEEDS, orphans.VARIABLE: orphans.mark()}
@@ -246,9 +266,16 @@ class _Watch:
     relayed to it as they come; the first starts it."""
 
     def __init__(
-        self, timeout: float, cgroups: dict[str, list[str]], beside: Beside | None, scratch: str, folder: int | None
+        self,
+        timeout: float,
+        cgroups: dict[str, list[str]],
+        beside: Beside | None,
+        scratch: str,
+        folder: int | None,
+        cpus: list[int] | None,
     ):
         self.timeout = timeout
+        self.cpus = cpus
         self.cgroups = cgroups
         self.beside = beside
         self.scratch = scratch
@@ -274,8 +301,8 @@ class _Watch:
         }
 
     def _start(self, role: str, argv: list[str], payload: bytes, timeout: float, keep_stdin: bool) -> None:
-        folder = self.folder if role == "beside" else None
-        process = _Process(argv, payload, timeout, self.cgroups.get(role, []), keep_stdin, folder)
+        folder, cpus = (self.folder, None) if role == "beside" else (None, self.cpus)
+        process = _Process(argv, payload, timeout, self.cgroups.get(role, []), keep_stdin, folder, cpus)
         self.processes[role] = process
         for fd, which in ((process.stdout, "stdout"), (process.stderr, "stderr"), (process.pidfd, "pidfd")):
             self.roles[fd] = (role, which)

@@ -30,6 +30,7 @@ class Expectations:
     evidence: Callable[[int | None], dict[str, int]] = field(default=lambda ops: {})
     steady: Steady | None = None  # warm up until steady (warmup.py); None: exactly `warmup` runs
     load: dict[str, int] | None = None  # a served workload's load on each run (served.py)
+    cpus: int = 0  # the CPUs the trial is confined to; 0: unconfined
 
     def known_result(self, ops: int | None) -> dict[str, int]:
         """The result expected of a run that counted ops; {} for ops the spec has none for."""
@@ -92,6 +93,9 @@ def _classify(exit: Exit, answer: Response | Refusal | str, expect: Expectations
             f"its runs took {walls / 1e9:.6f} s by its own clock, longer than "
             f"the {exit.wall_ns / 1e9:.6f} s its process lived"
         )
+    beyond = _beyond_cpus(exit, answer, expect.cpus)
+    if beyond:
+        return Status.INVALID, beyond
     for index, sample in enumerate(answer.runs):
         mismatch = _mismatch(sample, expect)
         if mismatch:
@@ -99,6 +103,49 @@ def _classify(exit: Exit, answer: Response | Refusal | str, expect: Expectations
     if expect.load is not None and (unserved := served.check(exit.beside, len(answer.runs), expect.load)):
         return Status.INVALID, unserved
     return Status.OK, ""
+
+
+# CPU time a trial confined to k CPUs may show beyond k x its wall time: the
+# clocks' rounding. wait4's figures are exact to a microsecond; a kit's own
+# may come from a clock that ticks every 10 ms.
+PROCESS_CPU_SLACK = (0.02, 5_000_000)  # a share of k x wall, and nanoseconds
+RUN_CPU_SLACK = (0.05, 10_000_000)
+
+
+def _beyond_cpus(exit: Exit, answer: Response, cpus: int) -> str:
+    """'' if a confined trial's runtime sized itself to at most its CPUs and
+    its CPU time, the process's and each run's, shows it ran on no more;
+    else what shows it did not."""
+    if not cpus:
+        return ""
+    sized = answer.runtime.parallelism
+    if sized is None:
+        return f"confined to {_cpus(cpus)}, its kit did not say how many its runtime sized itself to (parallelism)"
+    if sized > cpus:
+        return f"confined to {_cpus(cpus)}, its runtime sized itself to {sized}"
+    if exit.user_ns is not None and exit.sys_ns is not None:
+        over = _over(exit.user_ns + exit.sys_ns, exit.wall_ns, cpus, PROCESS_CPU_SLACK)
+        if over:
+            return f"its process {over}"
+    for index, run in enumerate(answer.runs):
+        over = _over(run.user_ns + run.sys_ns, run.wall_ns, cpus, RUN_CPU_SLACK)
+        if over:
+            return f"run {index + 1} {over}"
+    return ""
+
+
+def _over(cpu_ns: int, wall_ns: int, cpus: int, slack: tuple[float, int]) -> str:
+    share, least = slack
+    if cpu_ns <= cpus * wall_ns * (1 + share) + least:
+        return ""
+    return (
+        f"used {cpu_ns / 1e9:.6f} s of CPU in {wall_ns / 1e9:.6f} s, "
+        f"{cpu_ns / wall_ns:.2f} CPUs at once where it was confined to {cpus}"
+    )
+
+
+def _cpus(count: int) -> str:
+    return f"{count} CPU{'s' if count != 1 else ''}"
 
 
 def _misordered(runs: list[AnsweredSample], expect: Expectations) -> str:

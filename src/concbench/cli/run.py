@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from .. import cpus as cpu_counts
 from .. import environment, limits, options, paths, runtimes, session, versions, workloads
 from ..display import printable
 from ..errors import UserError
@@ -20,6 +21,7 @@ from ..store import open_store
 from .compare import regressions
 from .console import console, say
 from .shared_options import (
+    CPUS_OPTION,
     DB_OPTION,
     LEGEND_OPTION,
     MACHINE_OPTION,
@@ -43,6 +45,7 @@ from .show import tables
 @MECHANISM_OPTION
 @PROFILE_OPTION
 @PARAM_OPTION
+@CPUS_OPTION
 @option_option("Turn on a runtime option, e.g. yjit; recorded with every result.")
 @click.option(
     "--trials",
@@ -127,6 +130,7 @@ def run(
     mechanism,
     profile,
     param,
+    cpus,
     option,
     trials,
     warmup,
@@ -156,6 +160,7 @@ def run(
         runtimes=runtime,
         mechanisms=mechanism,
         params=param,
+        cpus=cpus,
         options=option,
         trials=trials,
         warmup=warmup,
@@ -198,6 +203,7 @@ AB_VERSION_HELP = (
 @MECHANISM_OPTION
 @PROFILE_OPTION
 @PARAM_OPTION
+@CPUS_OPTION
 @option_option("A runtime option both versions take.")
 @click.option(
     "--a", "a", default=versions.CURRENT, show_default=True, metavar="VERSION", help=f"Version A: {AB_VERSION_HELP}."
@@ -247,6 +253,7 @@ def ab(
     mechanism,
     profile,
     param,
+    cpus,
     option,
     a,
     b,
@@ -291,6 +298,7 @@ def ab(
                     runtimes=runtime,
                     mechanisms=mechanism,
                     params=param,
+                    cpus=cpus,
                     trials=trials,
                     budget=budget if budget or trials else AB_BUDGET,
                     **({} if trials else dict(max_trials=max_trials, target=_settling_target(threshold))),
@@ -299,6 +307,7 @@ def ab(
         except KeyboardInterrupt:
             say("interrupted while the versions were built: nothing was run; their builds were stopped")
             return session.INTERRUPTED
+        cpu_counts.check(selection.cpus)
         here = environment.fingerprint(found, selection.caps, machine, suite)
         run_id = store.begin_run(selection.to_json(), here)
         again = shlex.join(["concbench", *sys.argv[1:]])

@@ -75,6 +75,14 @@ def param_option(help: str):
 
 
 PARAM_OPTION = param_option("Override a parameter; several values make a sweep.")
+CPUS_OPTION = click.option(
+    "--cpus",
+    callback=options.cpu_counts,
+    metavar="N[,N...]",
+    help="Run each cell on N CPUs of this machine, a cell for each N (e.g. 1,2,4): the trial and all it "
+    "starts are confined to the first N CPUs concbench may use, and its runtime is sized to them. "
+    "Default: every CPU, unconfined; the full profile: 1, 2, 4 ... up to every CPU.",
+)
 
 
 def option_option(help: str):

@@ -25,6 +25,7 @@ TRIAL_COLUMNS = (
     "mechanism",
     "options",
     "params",
+    "cpus",
     "trial",
     "status",
     "detail",
@@ -37,6 +38,7 @@ TRIAL_COLUMNS = (
     "late_generator",
     "machine",
     "machine_id",
+    "cpu_set",
 )
 # A sample's columns: the names of its JSON record, where it is a "run".
 SAMPLE_COLUMNS = (

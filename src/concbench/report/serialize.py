@@ -18,6 +18,7 @@ def trial_record(run: RunInfo, t: TrialRecord) -> dict:
         "trial": t.trial,
         "machine": t.machine,
         "machine_id": t.machine_id,
+        "cpu_set": t.cpu_set,
         "status": str(t.status),
         "detail": t.detail,
         "expected": t.expected,
@@ -70,6 +71,7 @@ def _key(key: CellKey) -> dict:
         "mechanism": key.mechanism,
         "options": list(key.options),
         "params": dict(key.params),
+        "cpus": key.cpus,
     }
 
 

@@ -1,4 +1,4 @@
-/* concbench-spawn -r REPORT_FD -t TIMEOUT_MS [-c CGROUP_PROCS_FILE]... [-a] PROGRAM [ARG...]
+/* concbench-spawn -r REPORT_FD -t TIMEOUT_MS [-c CGROUP_PROCS_FILE]... [-p CPU,...] [-a] PROGRAM [ARG...]
  *
  * Runs PROGRAM as a child in a process group of its own, waits for it with
  * wait4, kills whatever it left behind and writes one line to REPORT_FD:
@@ -16,7 +16,9 @@
  * trial exited.
  * It dies with the harness (PR_SET_PDEATHSIG), cleaning up first, and the
  * trial dies with it. With -c it first joins the given cgroups, so the
- * trial and everything it starts are inside their limits.
+ * trial and everything it starts are inside their limits. With -p it
+ * confines itself, and so the trial, its threads and every process it
+ * starts, to the CPUs listed (sched_setaffinity, which they inherit).
  *
  * The trial runs without address-space layout randomisation, unless -a
  * keeps it (fixed_layout()), and with its soft limit of open files raised to
@@ -24,6 +26,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +39,7 @@
 #include <unistd.h>
 
 #define MAX_CGROUPS 8
+#define MAX_CPUS 4096 /* the harness's bound on a CPU number */
 
 /* A helper that exits by itself once it sees the trial gone (the BEAM's
  * erl_child_setup does, a moment after the BEAM) was winding down, not left
@@ -55,6 +59,28 @@ static void join_cgroup(const char *procs_file)
     if (fd < 0 || dprintf(fd, "%d\n", getpid()) < 0)
         fail("cannot join cgroup", procs_file);
     close(fd);
+}
+
+/* Runs on the CPUs of a comma-separated list only, or not at all: a trial
+ * that ran on more than it was given would be reported as scaling it did not. */
+static void confine(const char *list)
+{
+    cpu_set_t *set = CPU_ALLOC(MAX_CPUS);
+    size_t size = CPU_ALLOC_SIZE(MAX_CPUS);
+    if (!set)
+        fail("cannot confine to CPUs", strerror(errno));
+    CPU_ZERO_S(size, set);
+    for (const char *at = list; *at;) {
+        char *end;
+        long cpu = strtol(at, &end, 10);
+        if (end == at || cpu < 0 || cpu >= MAX_CPUS || (*end && *end != ','))
+            fail("not a list of CPUs", list);
+        CPU_SET_S((size_t)cpu, size, set);
+        at = *end ? end + 1 : end;
+    }
+    if (sched_setaffinity(0, size, set) < 0)
+        fail("cannot confine to CPUs", strerror(errno));
+    CPU_FREE(set);
 }
 
 /* Turns address-space layout randomisation off for the trial and all it
@@ -160,21 +186,23 @@ int main(int argc, char **argv)
 {
     int report = -1, opt, cgroups = 0, keep_aslr = 0;
     long timeout_ms = -1;
-    const char *cgroup[MAX_CGROUPS];
-    while ((opt = getopt(argc, argv, "+r:t:c:a")) != -1) {
+    const char *cgroup[MAX_CGROUPS], *cpus = NULL;
+    while ((opt = getopt(argc, argv, "+r:t:c:p:a")) != -1) {
         if (opt == 'r')
             report = atoi(optarg);
         else if (opt == 't')
             timeout_ms = atol(optarg);
         else if (opt == 'c' && cgroups < MAX_CGROUPS)
             cgroup[cgroups++] = optarg;
+        else if (opt == 'p')
+            cpus = optarg;
         else if (opt == 'a')
             keep_aslr = 1;
         else
             optind = argc;
     }
     if (report < 0 || timeout_ms <= 0 || optind >= argc) {
-        fprintf(stderr, "usage: concbench-spawn -r REPORT_FD -t TIMEOUT_MS [-c CGROUP_PROCS]... [-a] PROGRAM [ARG...]\n");
+        fprintf(stderr, "usage: concbench-spawn -r REPORT_FD -t TIMEOUT_MS [-c CGROUP_PROCS]... [-p CPU,...] [-a] PROGRAM [ARG...]\n");
         return 2;
     }
     pid_t harness = getppid();
@@ -182,6 +210,8 @@ int main(int argc, char **argv)
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     for (int i = 0; i < cgroups; i++)
         join_cgroup(cgroup[i]);
+    if (cpus)
+        confine(cpus);
 
     sigset_t watched, original;
     sigemptyset(&watched);

@@ -114,6 +114,7 @@ def _decoded(data: dict) -> Entry:
         cell["mechanism"],
         tuple((name, value) for name, value in cell["params"]),
         tuple(cell["options"]),
+        cell.get("cpus", 0),  # an entry written before cells had CPUs
     )
     samples = tuple(Sample(**sample) for sample in record.pop("samples"))
     status = Status(record.pop("status"))

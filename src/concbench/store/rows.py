@@ -19,7 +19,7 @@ from .journal import Entry
 NOT_COLUMNS = ("cell", "samples", "seq")
 TRIAL_FIELDS = tuple(f for f in dataclasses.fields(TrialRecord) if f.name not in NOT_COLUMNS)
 SAMPLE_FIELDS = dataclasses.fields(Sample)
-CELL_COLUMNS = ("cell", "workload", "runtime", "mechanism", "options", "params")
+CELL_COLUMNS = ("cell", "workload", "runtime", "mechanism", "options", "params", "cpus")
 
 # The columns each table's rows are read and written by.
 TRIAL_COLUMNS = ("run_id", *CELL_COLUMNS, "finished", *(f.name for f in TRIAL_FIELDS))
@@ -45,7 +45,7 @@ def trial_row(run_id: int, t: TrialRecord) -> tuple:
     """The values of TRIAL_COLUMNS for a trial, finished now."""
     cell = t.cell
     values = (run_id, cell.id, cell.workload, cell.runtime, cell.mechanism)
-    values += (json.dumps(cell.options), json.dumps(dict(cell.params)), now())
+    values += (json.dumps(cell.options), json.dumps(dict(cell.params)), cell.cpus, now())
     return values + tuple(_stored(getattr(t, f.name)) for f in TRIAL_FIELDS)
 
 
@@ -57,7 +57,7 @@ def sample_rows(trial_id: int, samples: tuple[Sample, ...]) -> list[tuple]:
 def trial_record(row: dict, samples: tuple[Sample, ...], seq: int | None = None) -> TrialRecord:
     """A trial from its row, by column name."""
     params, options = json.loads(row["params"]).items(), json.loads(row["options"])
-    cell = CellKey(row["workload"], row["runtime"], row["mechanism"], tuple(params), tuple(options))
+    cell = CellKey(row["workload"], row["runtime"], row["mechanism"], tuple(params), tuple(options), row["cpus"])
     read = {f.name: _read(f, row[f.name]) for f in TRIAL_FIELDS}
     return TrialRecord(cell, samples=samples, seq=seq, **read)
 

@@ -9,7 +9,7 @@ import sqlite3
 
 from ..errors import UserError
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 # The tables as this concbench writes them, whole: what a new database is
 # made of, and what the migrations below turn every older one into (tests/test_schema.py).
@@ -29,6 +29,7 @@ CREATE TABLE trials (
     cell TEXT NOT NULL,             -- CellKey.id, for lookups across runs
     workload TEXT NOT NULL, runtime TEXT NOT NULL, mechanism TEXT NOT NULL,
     options TEXT NOT NULL, params TEXT NOT NULL,
+    cpus INTEGER NOT NULL DEFAULT 0,  -- the CPUs the cell's trials are confined to; 0: unconfined
     trial INTEGER NOT NULL,
     status TEXT NOT NULL, detail TEXT NOT NULL, expected TEXT NOT NULL,
     wall_ns INTEGER, user_ns INTEGER, sys_ns INTEGER,
@@ -37,6 +38,7 @@ CREATE TABLE trials (
     voluntary_switches INTEGER, involuntary_switches INTEGER,   -- wait4's context switches
     strays INTEGER,                 -- processes left running when it exited, killed; NULL: unknown
     machine TEXT NOT NULL DEFAULT '', machine_id TEXT NOT NULL DEFAULT '',  -- who ran it
+    cpu_set TEXT NOT NULL DEFAULT '',  -- the CPUs a confined trial ran on: '0-1'
     UNIQUE (run_id, cell, trial)
 );
 CREATE TABLE samples (
@@ -193,6 +195,9 @@ MIGRATIONS = {
           );
           """,  # the machine's speed during a run
     8: "ALTER TABLE samples ADD COLUMN latency TEXT;",  # servers under load
+    9: """ALTER TABLE trials ADD COLUMN cpus INTEGER NOT NULL DEFAULT 0;
+          ALTER TABLE trials ADD COLUMN cpu_set TEXT NOT NULL DEFAULT '';
+          """,  # CPUs as a dimension of every cell; older trials ran unconfined
 }
 
 

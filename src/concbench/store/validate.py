@@ -130,6 +130,7 @@ class TrialRow(_Strict):
     mechanism: Label
     options: Annotated[list[Label], Setting]
     params: Annotated[dict[Label, int | float | Label], Setting]
+    cpus: Annotated[int, pydantic.Field(ge=0, le=BOUNDS["cpus"][1])]
     trial: Count
     status: Literal[tuple(status.value for status in Status)]
     detail: Stored
@@ -149,6 +150,7 @@ class TrialRow(_Strict):
     strays: Count | None
     machine: Label
     machine_id: Label
+    cpu_set: Annotated[str, pydantic.StringConstraints(max_length=protocol.TEXT_LIMIT, pattern=r"^[0-9,-]*$")]
 
 
 class SampleRow(_Strict):
@@ -253,7 +255,9 @@ def check_trial(row: dict, samples: list[dict], specs: dict[str, Workload]) -> N
     bounds, its cell its own, and its verdict its samples' own where it is
     stored as verified."""
     trial = check("trials", row)
-    key = CellKey(trial.workload, trial.runtime, trial.mechanism, tuple(trial.params.items()), tuple(trial.options))
+    key = CellKey(
+        trial.workload, trial.runtime, trial.mechanism, tuple(trial.params.items()), tuple(trial.options), trial.cpus
+    )
     if trial.cell != key.id:
         raise Refused(f"cell {trial.cell[:200]!r} is not its workload, row and parameters ({key.id!r})")
     checked = []
