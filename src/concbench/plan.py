@@ -106,7 +106,7 @@ def make_plan(choice: Choice) -> Plan:
     selection = choice.selection
     cells, skipped = [], {}
     for workload, param_sets in choice.workloads:
-        for params, cpus in ((p, k) for k in selection.cpus or (0,) for p in param_sets):
+        for params, cpus in ((p, k) for p in param_sets for k in selection.cpus or (0,)):  # a set's CPUs adjacent
             for runtime in choice.runtimes:
                 options = tuple(o for o in selection.options if o in runtime.manifest.options)
                 for mechanism in runtime.manifest.mechanisms:

@@ -10,8 +10,8 @@ median. Trials go round-robin over the cells in plan order, a table's cells
 back to back, so that each trial has a neighbour of its reference; the order
 turns round every other round, so that neither side of a pair always runs
 first. Under a budget, every cell's first trial comes first, round-robin;
-then the tables take the rest of their least trials one table at a time,
-the table whose trials cost least first, so that the budget gives its least
+then the tables take the rest of their least trials one table at a time
+(its CPU counts together), the table whose trials cost least first, so that the budget gives its least
 trials, and so an interval, to as many rows as it can before it runs out.
 An extra trial of a row comes with one of its reference, just before or
 after it. A budget ends the run: no trial starts once it is spent, nor one
@@ -205,10 +205,13 @@ class Schedule:
     def _cheapest_table(self, short: list[CellState]) -> list[CellState]:
         """The short cells of the table whose next trials cost least a row
         (ties: the first in plan order): the rows that a budget gives an
-        interval soonest."""
-        tables: dict[int, list[CellState]] = {}
+        interval soonest. A table at several CPU counts goes as one, its
+        counts' trials interleaved, so that a row's speed-up pairs trials
+        that ran side by side."""
+        tables: dict[tuple, list[CellState]] = {}
         for state in short:
-            tables.setdefault(id(state.reference or state), []).append(state)
+            key = (state.reference or state).cell.key
+            tables.setdefault((key.workload, key.params, key.row), []).append(state)
 
         def cost(table: list[CellState]) -> float:
             return sum(self._expected_or_unknown(s) for s in table) / len(table)

@@ -298,7 +298,7 @@ def ab(
                     runtimes=runtime,
                     mechanisms=mechanism,
                     params=param,
-                    cpus=cpus,
+                    cpus=cpus or (),
                     trials=trials,
                     budget=budget if budget or trials else AB_BUDGET,
                     **({} if trials else dict(max_trials=max_trials, target=_settling_target(threshold))),
