@@ -23,7 +23,8 @@ NAMED = 10  # unsettled cells named at the end of a run, the noisiest
 
 
 def extent_text(plan: Plan, profile: str) -> str:
-    """What a run will take: cells, trials, runs and warm-ups, profile and budget."""
+    """What a run will take: cells (at which CPU counts), trials, runs and
+    warm-ups, profile and budget."""
     s = plan.settings
     single = sorted({c.workload.id for c in plan.cells if c.workload.one_run_per_process})
     exception = f"; one run for {', '.join(single)}, whose peak memory is one run's" if single else ""
@@ -36,7 +37,13 @@ def extent_text(plan: Plan, profile: str) -> str:
     runs = f"{s.runs} timed run{'s' * (s.runs > 1)}{calibrated} each"
     runs = f"{runs}{_runtime_warmups(plan)}" if s.warmup is None else f"{s.warmup} warm-up + {runs}"
     budget = f", budget {duration_text(s.budget)}" if s.budget else ""
-    return f"{len(plan.cells)} cells x {trials} ({runs}{exception}), {profile} profile{budget}"
+    return f"{len(plan.cells)} cells{_cpu_counts(plan)} x {trials} ({runs}{exception}), {profile} profile{budget}"
+
+
+def _cpu_counts(plan: Plan) -> str:
+    """' at 1, 2 CPUs' where the cells are confined; '' where they are not."""
+    counts = sorted({c.cpus for c in plan.cells if c.cpus})
+    return f" at {', '.join(map(str, counts))} CPU{'s' * (counts[-1] > 1)}" if counts else ""
 
 
 def _runtime_warmups(plan: Plan) -> str:
