@@ -185,3 +185,10 @@ def test_the_block_on_a_terminal_is_text_never_markup():
     records = [replace(t, cell=replace(t.cell, mechanism=LOUD)) for t in cells("go/x", {1: [1.0], 2: [0.5]})]
     (s,) = report(records).scaling
     assert_literal(on_a_terminal(*terminal.render_scaling(s)))
+
+
+def test_a_whisker_far_above_the_ideal_is_cut_at_twice_it_and_the_caption_says_so():
+    records = cells("go/goroutine", {1: [1.0, 1.0, 1.0], 2: [1.0, 0.5, 0.05]})  # speed-ups 1, 2 and 20
+    (figure,) = classed(ET.fromstring(html.render(report(records)).split("\n", 1)[1]), "figure", "cpus")
+    assert [t.text for t in figure.iter("text")][:5] == ["x0", "x1", "x2", "x3", "x4"]
+    assert "A whisker beyond x4 is cut there." in text(figure.find("figcaption"))

@@ -159,14 +159,17 @@ def line_chart(
     log_x: bool = False,
     log_y: bool = False,
     width: int = 720,
+    y_most: float | None = None,
 ) -> str:
     """One line per series over the x values, named at its right end (a
     legend would have the reader match colours). The x ticks are the x
-    values themselves; y starts at zero unless it is logarithmic."""
+    values themselves; y starts at zero unless it is logarithmic, and ends
+    at y_most at the most, where a whisker that reaches beyond is cut."""
     points = [p for line in lines for p in line.points if p]
     traced = [figure for line in lines for _, figure in line.trace]
     lows, highs = [p.low for p in points] + traced, [p.high for p in points] + traced
-    y_ticks = log_ticks(min(lows), max(highs)) if log_y else linear_ticks(max(highs))
+    high = min(max(highs), y_most or math.inf)
+    y_ticks = log_ticks(min(lows), high) if log_y else linear_ticks(high)
     y_room = max(svg.advance(y_text(t), 11) for t in y_ticks) + 14
     name_room = max(svg.advance(line.label) for line in lines) + 24 + NAME_INDENT
     height = max(260, 20 * len(lines) + 90)

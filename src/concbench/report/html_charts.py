@@ -42,6 +42,12 @@ def styles(tables: list[Table]) -> dict[str, tuple[int, int]]:
     return looks
 
 
+# A speed-up chart's y axis ends at this many times the ideal at its most
+# CPUs: a whisker of a few noisy pairs may reach far beyond, and would
+# squeeze every line into the bottom of the chart.
+CUT_ABOVE_IDEAL = 2
+
+
 def _cpus_figure(found: Scaling, styles: dict[str, tuple[int, int]]) -> str:
     """A line per row of its speed-up at each CPU count against its own
     cpus=1 (x1 there, by definition), and the ideal, speed-up = CPUs, dashed."""
@@ -61,7 +67,8 @@ def _cpus_figure(found: Scaling, styles: dict[str, tuple[int, int]]) -> str:
     if not lines:
         return ""
     ideal = charts.Line("ideal", [None] * len(xs), trace=[(k, k) for k in xs], guide=True)
-    log = charts.wide(xs)
+    log, most = charts.wide(xs), CUT_ABOVE_IDEAL * xs[-1]
+    factors = [s.factor for row in found.rows for s in row.speedups if s]
     table = found.first
     chart = charts.line_chart(
         xs,
@@ -73,6 +80,7 @@ def _cpus_figure(found: Scaling, styles: dict[str, tuple[int, int]]) -> str:
         f"{table.title} {found.params_text}: speed-up over CPUs" + _on(table.machine_text),
         log,
         log,
+        y_most=most,
     )
     rate = "rate at k / rate at 1" if table.rate_format else "time at 1 / time at k"
     caption = (
@@ -82,7 +90,8 @@ def _cpus_figure(found: Scaling, styles: dict[str, tuple[int, int]]) -> str:
         + f"): median speed-up over CPUs, each mechanism against itself at 1 CPU ({rate}, each trial paired "
         "with its nearest neighbour at 1 CPU), one line per mechanism; higher is better. Dashed: the ideal, "
         "speed-up = CPUs (efficiency 100%); a line that stays at x1 did not scale. "
-        + _whiskers([s.factor for row in found.rows for s in row.speedups if s])
+        + _whiskers(factors)
+        + (f" A whisker beyond x{most:g} is cut there." if any(f.bounds[1] > most for f in factors) else "")
         + (" Log scale on x and y." if log else "")
     )
     return f'<figure class="scaling cpus">{chart}<figcaption>{caption}</figcaption></figure>'
