@@ -124,7 +124,8 @@ def test_csv_has_a_row_per_run_and_one_per_trial_without_runs(env):
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == sum(max(1, len(t["runs"])) for t in trials)
     honest_line = next(line for line in text.splitlines() if ',"triangle","fake","honest",' in line)
-    assert honest_line.startswith('1,"triangle","fake","honest","[]","{""n"": 10}",0,0,"ok","",')  # numbers bare; cpus 0
+    # numbers bare: cpus 0, trial 0
+    assert honest_line.startswith('1,"triangle","fake","honest","[]","{""n"": 10}",0,0,"ok","",')
     assert "stderr" not in rows[0]
     honest = [r for r in rows if r["workload"] == "triangle" and r["mechanism"] == "honest"]
     assert [(r["trial"], r["run_index"], r["warmup"]) for r in honest] == [

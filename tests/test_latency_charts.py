@@ -111,7 +111,7 @@ def test_each_served_table_has_a_percentile_plot_of_its_rows_with_latency():
 
 
 def test_a_served_sweep_charts_p99_and_p50_over_its_parameter_without_the_runs_that_fell_behind():
-    page = html_charts.scaling(tables())
+    page = html_charts.scaling(tables(), [])
     assert "<i>" not in page
     figures = classed(ET.fromstring(page), "figure", "scaling")
     assert [f.get("class") for f in figures] == ["scaling latency p99", "scaling latency p50"]  # no time, no memory

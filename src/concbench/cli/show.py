@@ -13,7 +13,7 @@ from .. import paths
 from ..display import printable
 from ..errors import UserError
 from ..progress import plan_progress_text
-from ..report import figures, formats, intervals, run_report, serialize, terminal
+from ..report import figures, formats, intervals, run_report, scaling, serialize, terminal
 from ..report import machines as machines_view
 from ..selection import CellFilter
 from ..store import Store
@@ -72,10 +72,15 @@ def tables(
             console.print(printable(f"  {name}: {cell} trial {index + 1}"))
         if workers := store.workers(run_id):
             console.print(printable(f"workers: {', '.join(workers)}"))
+    after = scaling.placed(report.scaling, report.tables)
     for table in report.tables:
         console.print()
         for line in terminal.render(table):
             console.print(line)
+        if table.label in after:
+            console.print()
+            for line in terminal.render_scaling(after[table.label]):
+                console.print(line)
     console.print()
     for line in report.diagnosis.lines() if report.diagnosis else []:
         console.print(printable(line))

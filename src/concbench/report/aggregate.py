@@ -92,6 +92,12 @@ class Table:
         return dict(self.rows[0].key.params) if self.rows else {}
 
     @property
+    def cpus(self) -> int:
+        """The CPUs its rows' trials were confined to (0: unconfined, or a
+        table of skipped cells only); its parameters leave it out."""
+        return self.rows[0].key.cpus if self.rows else 0
+
+    @property
     def evidence_names(self) -> list[str]:
         """The spec's [evidence] counts, the columns after live."""
         return list(self.spec.evidence) if self.spec else []
@@ -359,12 +365,14 @@ def tables(
 @dataclass(frozen=True)
 class Sweep:
     """Tables of one workload whose parameter sets differ in one numeric
-    parameter only: how the figures scale with it (the seeds' N = 1, 5, 10...)."""
+    parameter only: how the figures scale with it (the seeds' N = 1, 5, 10...).
+    Its tables share their CPUs: how a row scales with CPUs is its speed-up
+    (scaling.py), each k paired with its own cpus=1, never a line of medians."""
 
     workload: str
     title: str
     param: str
-    fixed: str  # the other parameters, as text
+    fixed: str  # the other parameters, as text, the CPUs first as titles print them
     tables: tuple[Table, ...]  # ordered by the value of param
     values: tuple[int | float, ...]  # param's value in each table
 
@@ -376,7 +384,7 @@ class Sweep:
 def sweeps(tables: list[Table]) -> list[Sweep]:
     """Every sweep among the tables, per workload and numeric parameter, in
     plan order. A table of a grid of two parameters is in a sweep of each;
-    tables of several machines make a sweep per machine."""
+    tables of several machines, or CPU counts, make a sweep per machine and count."""
     found = []
     for workload in dict.fromkeys(t.workload for t in tables):
         ran = [t for t in tables if t.workload == workload and t.rows]  # no rows: nothing to plot
@@ -386,7 +394,8 @@ def sweeps(tables: list[Table]) -> list[Sweep]:
         for param in numeric:
             lines: dict[tuple, list[Table]] = {}
             for t in ran:
-                fixed = tuple((k, v) for k, v in t.params.items() if k != param)
+                cpus = (("cpus", t.cpus),) if t.cpus else ()
+                fixed = cpus + tuple((k, v) for k, v in t.params.items() if k != param)
                 lines.setdefault((t.machine, fixed), []).append(t)
             for (_, fixed), line in lines.items():
                 if len(line) > 1:

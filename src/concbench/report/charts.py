@@ -143,6 +143,9 @@ class Line:
     # (x, y) pairs the line is drawn through instead of its points, which
     # then only mark figures on it: a curve finer than the x values.
     trace: Sequence[tuple[float, float]] = ()
+    # A guide to read the others against (an ideal): dashed in a muted ink,
+    # named without a marker, drawn through its trace.
+    guide: bool = False
 
 
 def line_chart(
@@ -156,14 +159,17 @@ def line_chart(
     log_x: bool = False,
     log_y: bool = False,
     width: int = 720,
+    y_most: float | None = None,
 ) -> str:
     """One line per series over the x values, named at its right end (a
     legend would have the reader match colours). The x ticks are the x
-    values themselves; y starts at zero unless it is logarithmic."""
+    values themselves; y starts at zero unless it is logarithmic, and ends
+    at y_most at the most, where a whisker that reaches beyond is cut."""
     points = [p for line in lines for p in line.points if p]
     traced = [figure for line in lines for _, figure in line.trace]
     lows, highs = [p.low for p in points] + traced, [p.high for p in points] + traced
-    y_ticks = log_ticks(min(lows), max(highs)) if log_y else linear_ticks(max(highs))
+    high = min(max(highs), y_most or math.inf)
+    y_ticks = log_ticks(min(lows), high) if log_y else linear_ticks(high)
     y_room = max(svg.advance(y_text(t), 11) for t in y_ticks) + 14
     name_room = max(svg.advance(line.label) for line in lines) + 24 + NAME_INDENT
     height = max(260, 20 * len(lines) + 90)
@@ -188,12 +194,12 @@ def line_chart(
 def _named_lines(lines: Sequence[Line], xs: Sequence[float], x: Scale, y: Scale, margin: float) -> list[str]:
     """Each line and its name. Lines that reach the last x are named in the
     margin, spread apart; a line that stops short is named where it stops."""
-    ends = [_last(line.points, xs, x, y) for line in lines]
+    ends = [_last(line, xs, x, y) for line in lines]
     reach = [i for i, (end_x, _) in enumerate(ends) if end_x == x.end]
     names = dict(zip(reach, _spread([ends[i][1] for i in reach], 15, y.end, y.start)))
     drawn = []
     for i, (line, (end_x, end_y)) in enumerate(zip(lines, ends)):
-        colour = PALETTE[line.colour % len(PALETTE)]
+        colour = svg.MUTED if line.guide else PALETTE[line.colour % len(PALETTE)]
         drawn.append(_series(line, xs, x, y, colour))
         if i in names:
             drawn.append(
@@ -214,8 +220,9 @@ def _series(line: Line, xs: Sequence[float], x: Scale, y: Scale, colour: str) ->
             run.append(f"{svg.px(x(value))},{svg.px(y(figure))}")
         elif run:
             runs, run = runs + [run], []
+    stroke = ' stroke-width="1.5" stroke-dasharray="6 4"' if line.guide else ' stroke-width="2"'
     paths = [
-        f'<polyline class="series" points="{" ".join(r)}" fill="none" stroke="{colour}" stroke-width="2"/>'
+        f'<polyline class="series" points="{" ".join(r)}" fill="none" stroke="{colour}"{stroke}/>'
         for r in runs + [run]
         if len(r) > 1
     ]
@@ -231,7 +238,8 @@ def _series(line: Line, xs: Sequence[float], x: Scale, y: Scale, colour: str) ->
 
 
 def _name(line: Line, x: float, y: float, colour: str) -> str:
-    return _marker(line.marker, x + 4, y, colour) + svg.text(x + NAME_INDENT, y, line.label)
+    marker = "" if line.guide else _marker(line.marker, x + 4, y, colour)
+    return marker + svg.text(x + NAME_INDENT, y, line.label, fill=colour if line.guide else svg.INK)
 
 
 def _marker(marker: int, cx: float, cy: float, colour: str, r: float = 4) -> str:
@@ -252,10 +260,10 @@ def _marker(marker: int, cx: float, cy: float, colour: str, r: float = 4) -> str
     return f'<polygon points="{" ".join(f"{svg.px(cx + dx)},{svg.px(cy + dy)}" for dx, dy in corners)}" {paint}/>'
 
 
-def _last(points: Sequence[Point | None], xs: Sequence[float], x: Scale, y: Scale) -> tuple[float, float]:
-    """Where a line ends: its last point with a figure."""
-    value, point = [(v, p) for v, p in zip(xs, points) if p][-1]
-    return x(value), y(point.y)
+def _last(line: Line, xs: Sequence[float], x: Scale, y: Scale) -> tuple[float, float]:
+    """Where a line ends: its last point with a figure, or its trace's end without one."""
+    value, figure = ([(v, p.y) for v, p in zip(xs, line.points) if p] or list(line.trace))[-1]
+    return x(value), y(figure)
 
 
 def _spaced(values: Sequence[float], scale: Scale, gap: float) -> list[float]:

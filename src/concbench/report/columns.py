@@ -17,6 +17,7 @@ from ..stats import Summary
 from . import latency
 from .aggregate import CellResult, Table
 from .figures import (
+    cpus_text,
     cv_text,
     interval_text,
     megabytes_text,
@@ -25,10 +26,12 @@ from .figures import (
     seconds_text,
     share_text,
     si,
+    speedup_parts,
     trials_text,
     units_range,
     units_text,
 )
+from .scaling import Scaling, Speedup
 
 Text = Callable[[CellResult], str | None]
 
@@ -262,6 +265,32 @@ def _given(text: Callable, value) -> str | None:
     return text(value) if value is not None else None
 
 
+Parts = tuple[str, ...] | None  # a cell of the scaling block, in parts to align; None: nothing there
+
+
+def scaling_grid(found: Scaling) -> tuple[list[str], list[tuple[str, list[Parts]]]]:
+    """The scaling block of the terminal and Markdown: headers, then per row
+    its cells, a column per CPU count above 1 with its speed-up, interval and
+    efficiency (None: no verified pair there). A seed that ranks its rows by a
+    figure (Pbt's i/s) has it at 1 CPU too, and before each speed-up, as its
+    report would have printed each worker mode at each CPU count."""
+    scaled = SEEDS[found.first.rate_format].scaled
+    counts = (1, *found.counts) if scaled else found.counts
+    rows = [
+        (row.row, ([(scaled(row.one) or "-",)] if scaled else []) + [_speedup(s, scaled) for s in row.speedups])
+        for row in found.rows
+    ]
+    return [cpus_text(k) for k in counts], rows
+
+
+def _speedup(found: Speedup | None, scaled: Callable[[CellResult], str | None] | None) -> Parts:
+    """A count's cell: the seed's figure there, if it prints one, then the speed-up's parts."""
+    if found is None:
+        return None
+    figure = (scaled(found.cell) or "-",) if scaled else ()
+    return (*figure, *speedup_parts(found.factor, found.efficiency))
+
+
 # The seeds' formats: the figures each prints first, named (Markdown's
 # headers), and its own line in the terminal. Keyed by a table's rate_format.
 
@@ -274,6 +303,9 @@ class Seed:
     label: Callable[[str, int], str]  # the row's name in the terminal
     line: Callable[[list[str]], str]  # the figures in the terminal
     cv: bool = True  # False where the figures already show the coefficient of variation
+    # The figure its scaling block prints at 1 CPU and beside each speed-up
+    # (scaling_grid), where the seed ranks its rows by one; None: speed-ups only.
+    scaled: Callable[[CellResult], str | None] | None = None
 
 
 def _benchmark(cell: CellResult) -> list[str]:
@@ -296,6 +328,11 @@ def _ips(cell: CellResult) -> list[str]:
         si(sum(s.ops for s in samples)),
         f"{sum(s.wall_ns for s in samples) / 1e9:.6f}s",
     ]
+
+
+def _ips_rate(cell: CellResult) -> str | None:
+    """benchmark-ips' figure alone: '39.273 i/s'."""
+    return f"{si(cell.rate.median)} i/s" if cell.rate else None
 
 
 def _ips_line(rate: str, cv: str, count: str, seconds: str) -> str:
@@ -325,5 +362,6 @@ SEEDS = {
         lambda row, w: f"{row:>{w}}",
         lambda f: _ips_line(*f),
         cv=False,
+        scaled=_ips_rate,
     ),
 }

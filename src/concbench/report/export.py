@@ -10,6 +10,7 @@ from dataclasses import asdict
 
 from ..records import PROCESS_FIGURES
 from .run_report import RunReport
+from .scaling import by_cell
 from .serialize import cell_record, trial_record
 
 # Raised when a field is removed or renamed, or changes its type, unit or
@@ -62,12 +63,17 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 def json_text(report: RunReport) -> str:
     skipped = dict.fromkeys(s for table in report.tables for s in table.skipped)  # once, in table order
+    speedups = by_cell(report.scaling)
     document = {
         "schema": SCHEMA,
         "run": asdict(report.run),
         "machine_speed": {**asdict(report.speed), "text": report.speed.text()} if report.speed else None,
         "trials": [trial_record(report.run, t) for t in report.trials],
-        "cells": [cell_record(table, cell) for table in report.tables for cell in table.rows],
+        "cells": [
+            cell_record(table, cell, speedups.get((table.label, cell.key.row)))
+            for table in report.tables
+            for cell in table.rows
+        ],
         "skipped": [asdict(s) for s in skipped],
     }
     return json.dumps(document, indent=2) + "\n"

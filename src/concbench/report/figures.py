@@ -20,7 +20,24 @@ if TYPE_CHECKING:
 def ratio_text(ratio: float) -> str:
     """x2.05, x0.07, x0.0035: two decimals, or two significant digits below
     0.1, where two decimals would round a real difference to x0.00."""
-    return f"x{ratio:.2f}" if ratio >= 0.1 else f"x{ratio:.2g}"
+    return "x" + factor_text(ratio)
+
+
+def factor_text(factor: float) -> str:
+    """A ratio's digits without its x: 2.05, 0.0035."""
+    return f"{factor:.2f}" if factor >= 0.1 else f"{factor:.2g}"
+
+
+def speedup_parts(factor: Summary, efficiency: Summary) -> tuple[str, str, str]:
+    """A speed-up, its 95% interval and its efficiency: ('x1.93', '[1.85, 2.01] t', '97%')
+    (t: Student's t's interval; n<3: none)."""
+    interval = interval_text(factor, lambda s: f"[{factor_text(s.ci[0])}, {factor_text(s.ci[1])}]")
+    return ratio_text(factor.median), interval, percent(efficiency.median)
+
+
+def cpus_text(count: int) -> str:
+    """1 CPU, 2 CPUs."""
+    return f"{count} CPU{'s' if count != 1 else ''}"
 
 
 def count_text(n: int) -> str:
@@ -184,6 +201,10 @@ LEGEND = (
     "the timed runs). The generator shares the machine with the server, which can take its CPU: a row "
     "where some run's lag passed that run's p99 is marked late generator, its latencies partly the "
     "generator's.",
+    "Speed-up over CPUs (run --cpus 1,2,...): after a parameter set's tables, each row against itself at 1 CPU: "
+    "time at 1 / time at k (rate at k / rate at 1), from each trial at k and the trial at 1 that ran nearest "
+    "to it, the median of those pairs with its 95% CI [low, high] (t: Student's t), and the efficiency, "
+    "speed-up / k: 100% scales perfectly, 1/k (50% at 2) not at all, as a row under a GIL.",
     "switches (HTML): the trial process's context switches (wait4): voluntary ones are waits, involuntary "
     "ones preemptions. trials: verified / run.",
     "In the terminal, more than 3 n/a lines under a table (or remarks and notes, repetition or 'not settled' lines) become one line "

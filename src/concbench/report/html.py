@@ -1,8 +1,8 @@
 """The HTML report: one self-contained page (inline CSS and SVG; no script,
 nothing fetched): the run and its environment, the diagnosis, an overview of
-ratios, the scaling of its sweeps, a table and two charts per workload and
-parameter set (and a served workload's percentile plot), and the failed
-trials. Also the page of machines side by side (report --machines): a
+ratios, the scaling with CPUs and of its sweeps, a table and two charts per
+workload and parameter set (and a served workload's percentile plot), and
+the failed trials. Also the page of machines side by side (report --machines): a
 heatmap of their ratios per table.
 
 Its frame is html_page.py, its heatmaps html_ratios.py, its results
@@ -28,7 +28,7 @@ def render(report: RunReport) -> str:
     sections = {
         "Diagnosis": _diagnosis(report.diagnosis),
         "Overview": overview(report.tables),
-        "Scaling": scaling(report.tables),
+        "Scaling": scaling(report.tables, report.scaling),
         "Results": results(report.tables),
         "Repeat check": _stability(report.repeat_check),
         "Failed trials": _failures(report.failed),

@@ -6,21 +6,27 @@ html_latency.py's); each with a caption that says what its whiskers are."""
 from collections.abc import Callable
 
 from ..display import html_safe
+from ..formatting import percent
 from ..records import row_runtime_label
 from ..results import CellResult
 from ..stats import Summary
 from . import charts, latency
 from .aggregate import Sweep, Table, sweeps
-from .figures import megabytes_text, reading, seconds_text
+from .figures import cpus_text, megabytes_text, ratio_text, reading, seconds_text
 from .html_page import section
+from .scaling import Scaling, Speedup
 
-# Scaling: a line chart per sweep, each row's look the same in every one
+# Scaling: a line chart of speed-up over CPUs per parameter set that ran at
+# 1 CPU and more, then a line chart per sweep, each row's look the same in every one
 
 
-def scaling(tables: list[Table]) -> str:
-    """Line charts of time (or rate), or of latency, and one of peak memory for each of the tables' sweeps."""
+def scaling(tables: list[Table], by_cpus: list[Scaling]) -> str:
+    """Speed-up over CPUs for each parameter set that has it; then line charts of time (or rate), or
+    of latency, and one of peak memory for each of the tables' sweeps."""
     looks = styles(tables)
-    figures = [f for sweep in sweeps(tables) for f in _sweep_figures(sweep, looks) if f]
+    figures = [_cpus_figure(found, looks) for found in by_cpus]
+    figures += [f for sweep in sweeps(tables) for f in _sweep_figures(sweep, looks)]
+    figures = [f for f in figures if f]
     return section("Scaling", "Scaling", *figures) if figures else ""
 
 
@@ -34,6 +40,71 @@ def styles(tables: list[Table]) -> dict[str, tuple[int, int]]:
         runtime = row_runtime_label(row)
         looks[row], used[runtime] = (runtimes.index(runtime), used[runtime]), used[runtime] + 1
     return looks
+
+
+# A speed-up chart's y axis ends at this many times the ideal at its most
+# CPUs: a whisker of a few noisy pairs may reach far beyond, and would
+# squeeze every line into the bottom of the chart.
+CUT_ABOVE_IDEAL = 2
+
+
+def _cpus_figure(found: Scaling, styles: dict[str, tuple[int, int]]) -> str:
+    """A line per row of its speed-up at each CPU count against its own
+    cpus=1 (x1 there, by definition), and the ideal, speed-up = CPUs, dashed."""
+    xs = (1, *found.counts)
+    lines = [
+        charts.Line(
+            row.row,
+            [
+                charts.Point(1, 1, 1, f"{row.row}, 1 CPU: x1, what it is set against"),
+                *map(_speedup_point, row.speedups),
+            ],
+            *styles[row.row],
+        )
+        for row in found.rows
+        if any(row.speedups)
+    ]
+    if not lines:
+        return ""
+    ideal = charts.Line("ideal", [None] * len(xs), trace=[(k, k) for k in xs], guide=True)
+    log, most = charts.wide(xs), CUT_ABOVE_IDEAL * xs[-1]
+    factors = [s.factor for row in found.rows for s in row.speedups if s]
+    table = found.first
+    chart = charts.line_chart(
+        xs,
+        [*lines, ideal],
+        _parameter_text,
+        lambda factor: f"x{factor:g}",
+        "CPUs",
+        "median speed-up against 1 CPU",
+        f"{table.title} {found.params_text}: speed-up over CPUs" + _on(table.machine_text),
+        log,
+        log,
+        y_most=most,
+    )
+    rate = "rate at k / rate at 1" if table.rate_format else "time at 1 / time at k"
+    caption = (
+        f"<strong>{html_safe(table.title)}</strong> ({html_safe(table.workload)}"
+        + (f", {html_safe(found.params_text)}" if found.params_text else "")
+        + (f", {html_safe(table.machine_text)}" if table.machine_text else "")
+        + f"): median speed-up over CPUs, each mechanism against itself at 1 CPU ({rate}, each trial paired "
+        "with its nearest neighbour at 1 CPU), one line per mechanism; higher is better. Dashed: the ideal, "
+        "speed-up = CPUs (efficiency 100%); a line that stays at x1 did not scale. "
+        + _whiskers(factors)
+        + (f" A whisker beyond x{most:g} is cut there." if any(f.bounds[1] > most for f in factors) else "")
+        + (" Log scale on x and y." if log else "")
+    )
+    return f'<figure class="scaling cpus">{chart}<figcaption>{caption}</figcaption></figure>'
+
+
+def _speedup_point(found: Speedup | None) -> charts.Point | None:
+    if found is None:
+        return None
+    tip = (
+        f"{found.cell.key.row}, {cpus_text(found.cpus)}: speed-up {_summary_tip(found.factor, ratio_text)} pairs; "
+        f"efficiency {percent(found.efficiency.median)}"
+    )
+    return charts.Point(found.factor.median, *found.factor.bounds, tip)
 
 
 def _sweep_figures(sweep: Sweep, styles: dict[str, tuple[int, int]]) -> list[str]:

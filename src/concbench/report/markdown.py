@@ -16,10 +16,11 @@ from ..display import printable
 from ..records import RunInfo
 from ..results import CellResult
 from .aggregate import Table
-from .columns import SEEDS, TRIALS, Column, seed_columns
+from .columns import SEEDS, TRIALS, Column, scaling_grid, seed_columns
 from .figures import LEGEND, ratio_text, skipped_text
 from .machines import READING, MachinesReport, SideBySide
 from .run_report import RunReport
+from .scaling import Scaling, placed
 from .terminal import failure_lines
 
 
@@ -31,8 +32,11 @@ def render(report: RunReport) -> str:
     ]
     if report.speed:
         parts.append(_inline(report.speed.line()) + ".")
+    after = placed(report.scaling, report.tables)
     for table in report.tables:
         parts += _table(table)
+        if table.label in after:
+            parts += _scaling(after[table.label])
     # The legend as one paragraph: its line that opens with "* " would be a list item.
     parts.append(" ".join(LEGEND))
     if report.diagnosis:
@@ -64,6 +68,20 @@ def _table(table: Table) -> list[str]:
     if failures:
         parts.append(_code(dedent("\n".join(failures))))
     return parts
+
+
+def _scaling(found: Scaling) -> list[str]:
+    """The scaling block after a parameter set's tables: a row per mechanism,
+    its speed-up against its own 1 CPU at each count above."""
+    headers, rows = scaling_grid(found)
+    machine = f", {_inline(found.first.machine_text)}" if found.first.machine_text else ""
+    grid = [_row(["mechanism", *headers]), _row([":---"] + ["---:"] * len(headers))]
+    grid += [_row([_cell(row), *(_cell(" ".join(parts or "-")) for parts in cells)]) for row, cells in rows]
+    return [
+        f"### {_inline(found.first.title)} ({_inline(found.first.workload)}): {_inline(found.params_text)}{machine}, "
+        "speed-up against 1 CPU [95% CI] and efficiency",
+        "\n".join(grid),
+    ]
 
 
 def _heading(table: Table) -> str:

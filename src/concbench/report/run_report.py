@@ -2,6 +2,7 @@
 format: the tables, the diagnosis, the environment and the trials."""
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .. import environment, noise, paths, workloads
 from ..errors import UserError
@@ -10,6 +11,7 @@ from ..selection import CellFilter, Selection
 from ..status import Status
 from . import aggregate, diagnosis, stability
 from .figures import megabytes_text
+from .scaling import Scaling, scalings
 
 
 @dataclass(frozen=True)
@@ -21,6 +23,11 @@ class RunReport:
     trials: list[TrialRecord]
     repeat_check: stability.Stability | None = None  # where the run repeats another (--repeat-check)
     speed: noise.Speed | None = None  # how the machine's speed varied; None for a run without probes
+
+    @cached_property
+    def scaling(self) -> list[Scaling]:
+        """How the rows of each parameter set that ran at 1 CPU and more scale with CPUs."""
+        return scalings(self.tables)
 
     @property
     def failed(self) -> list[TrialRecord]:

@@ -9,6 +9,7 @@ from ..results import CellResult
 from ..stats import Summary
 from . import latency
 from .aggregate import Table
+from .scaling import Speedup
 
 
 def trial_record(run: RunInfo, t: TrialRecord) -> dict:
@@ -33,8 +34,9 @@ def trial_record(run: RunInfo, t: TrialRecord) -> dict:
     }
 
 
-def cell_record(table: Table, cell: CellResult) -> dict:
-    """What the cell's row of its table shows, from the timed runs of its verified trials."""
+def cell_record(table: Table, cell: CellResult, speedup: Speedup | None) -> dict:
+    """What the cell's row of its table shows, from the timed runs of its
+    verified trials, and its speed-up against its row's cpus=1 cell (None: it has none)."""
     memory = cell.memory_kb
     return {
         **_key(cell.key),
@@ -48,6 +50,8 @@ def cell_record(table: Table, cell: CellResult) -> dict:
         "rate_per_s": _summary(cell.rate),
         "ratio": table.ratio(cell),
         "ratio_paired": _summary(table.ratio_summary(cell)),
+        "speedup": _summary(speedup.factor) if speedup else None,
+        "efficiency": _summary(speedup.efficiency) if speedup else None,
         "overhead_s": table.overhead(cell),
         "peak_kb": memory.median if memory else None,
         "memory_method": ("tree" if cell.memory_is_tree else "wait4") if memory else None,

@@ -15,7 +15,7 @@ from ..results import CellResult
 from ..stats import Summary
 from ..status import Status
 from .aggregate import Table
-from .columns import SEEDS, TRIALS, Column, seed_columns
+from .columns import SEEDS, TRIALS, Column, Parts, scaling_grid, seed_columns
 from .comparison import ALPHA, CORRECTION, Change, Verdict
 from .figures import (
     failures_text,
@@ -26,6 +26,7 @@ from .figures import (
     verified_text,
 )
 from .history import History, Point
+from .scaling import Scaling
 
 
 def run_header(run: RunInfo, described: list[tuple[str, str]] | None = None) -> Text:
@@ -80,6 +81,36 @@ def render(table: Table) -> list[Text]:
     lines += _unsettled_lines(table)
     lines += [line for cell in table.rows for line in failure_lines(cell)]
     return lines
+
+
+def render_scaling(found: Scaling) -> list[Text]:
+    """The scaling block after a parameter set's tables: per row, its speed-up
+    against its own cpus=1 at each count above 1, its 95% interval and its
+    efficiency (the seed's figure first where it has one: Pbt's i/s)."""
+    seed, (headers, rows) = SEEDS[found.first.rate_format], scaling_grid(found)
+    labels = [printable(row) for row, _ in rows]
+    columns = [_aligned(header, [cells[i] for _, cells in rows]) for i, header in enumerate(headers)]
+    width = max([len(label) for label in labels] + [12])
+    machine = f"  {found.first.machine_text}" if found.first.machine_text else ""
+    heading = f"{found.first.title} ({found.first.workload}): {found.params_text}{machine}"
+    return [
+        Text(printable(heading) + ", speed-up against 1 CPU [95% CI] and efficiency", style="bold"),
+        Text(" " * width + "".join(f"  {header}" for header, _ in columns), style="dim"),
+        *(
+            Text(seed.label(label, width) + "".join(f"  {texts[i]}" for _, texts in columns))
+            for i, label in enumerate(labels)
+        ),
+    ]
+
+
+def _aligned(header: str, cells: list[Parts]) -> tuple[str, list[str]]:
+    """A column of the scaling block: each part of its cells right-aligned
+    under the same part of the others, '-' for none, its header over them all."""
+    cells = [tuple(map(printable, c)) if c else None for c in cells]
+    widths = [max(map(len, part)) for part in zip(*filter(None, cells))]
+    texts = [" ".join(f"{p:>{w}}" for p, w in zip(c, widths)) if c else "-" for c in cells]
+    width = max(len(header), *map(len, texts))
+    return f"{header:>{width}}", [f"{text:>{width}}" for text in texts]
 
 
 # At most this many n/a lines under a table (or remarks, repetition lines or
