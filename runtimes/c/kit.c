@@ -9,6 +9,7 @@
 #include "build_flags.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -279,6 +280,14 @@ static json_t *kit_flags(void)
     return flags;
 }
 
+int kit_cpus(void)
+{
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof mine, &mine) < 0)   /* fails only beyond CPU_SETSIZE (1024) CPUs */
+        respond_error("sched_getaffinity: %s", strerror(errno));
+    return CPU_COUNT(&mine);
+}
+
 /* Every workload's mechanisms, from the registry (the protocol's list request). */
 static json_t *implemented(void)
 {
@@ -296,9 +305,13 @@ static json_t *implemented(void)
  * any), frees the request; the exit status. */
 static int respond(json_t *req, json_t *runs, json_t *more)
 {
-    json_t *resp = json_pack("{s:b, s:{s:s, s:s, s:o}, s:o}",
+    /* parallelism: C's threads run where the kernel puts them, on the CPUs of
+     * the mask; the C++ kit's pools of one thread per core are sized from the
+     * mask (kit_cpus()), and oneTBB's arena reads it itself. */
+    json_t *resp = json_pack("{s:b, s:{s:s, s:s, s:o, s:i}, s:o}",
                              "ok", 1,
                              "runtime", "name", runtime_name, "version", __VERSION__, "flags", kit_flags(),
+                             "parallelism", kit_cpus(),
                              "runs", runs);
     if (resp && more)
         json_object_update(resp, more);

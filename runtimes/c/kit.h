@@ -221,6 +221,15 @@ int thread_join(struct run *run, pthread_t tid);
  * the harness hands the address to the load generator while the run goes on. */
 int listener_announce(struct run *run, int fd);
 
+/* The CPUs this process may run on: the count of its affinity mask, which a
+ * confined trial's spawner narrowed to the request's cpus (docs/protocol.md,
+ * "CPUs"). A pool of "one per core" is sized from it, and the answer's
+ * runtime.parallelism is it (kit.c). Not get_nprocs() nor
+ * sysconf(_SC_NPROCESSORS_ONLN), nor libstdc++'s
+ * std::thread::hardware_concurrency(), which reads get_nprocs(): they count
+ * every online CPU, whatever the mask (2 under taskset -c 0 here). */
+int kit_cpus(void);
+
 /* One trial: reads the request, runs it, answers as `runtime` (kit.c). */
 int kit_main(int argc, char **argv, const char *runtime);
 

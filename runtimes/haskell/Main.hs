@@ -92,6 +92,10 @@ serve = do
       runs' <- forM [1 .. warmup request + runs request] $ \i -> measure run census (i <= warmup request)
       pure (runs', [])
     other -> refuse ("kind " ++ other ++ ": the Haskell kit has no rate workloads yet")
+  -- The capabilities the RTS runs Haskell threads on (docs/protocol.md,
+  -- "CPUs"): -N (the Makefile's -with-rtsopts) counts the CPUs of the
+  -- affinity mask, so a trial confined to 1 CPU gets 1 (GHC 9.0.2);
+  -- the option n1 (+RTS -N1) sets 1.
   capabilities <- getNumCapabilities
   scheduling <- schedulingFlags
   pure . object $
@@ -100,6 +104,7 @@ serve = do
         [ "name" .= ("haskell" :: String)
         , "version" .= showVersion fullCompilerVersion
         , "flags" .= (ghcFlags ++ ["-N" ++ show capabilities] ++ scheduling ++ ["gc before each run"])
+        , "parallelism" .= capabilities
         ]
     , "runs" .= samples
     ] <> extra

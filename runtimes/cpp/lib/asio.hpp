@@ -33,6 +33,12 @@ using boost::system::error_code;
 template <class T>
 using channel = asio::experimental::concurrent_channel<void(error_code, T)>;
 
+// "One per core" (asio_mt's threads, the blocking pool's): one per CPU of
+// the affinity mask (kit_cpus(), kit.h), not
+// std::thread::hardware_concurrency(), which counts every online CPU (2 for
+// a trial confined to 1).
+inline unsigned per_core() { return unsigned(kit_cpus()); }
+
 class loop
 {
   public:
@@ -73,7 +79,7 @@ class loop
     // A thread pool for blocking calls (file I/O: a regular file has no
     // readiness to await), made before the clocks on the first call of
     // blocking() in a prepare; its threads are not units.
-    void with_blocking_pool() { blocking_.emplace(std::thread::hardware_concurrency()); }
+    void with_blocking_pool() { blocking_.emplace(per_core()); }
     // Runs `call` on the blocking pool and resumes the caller on its own
     // executor when it returns: the file API asio lacks without io_uring.
     template <class Call>
@@ -200,8 +206,6 @@ inline size_t capacity_of(int64_t capacity) { return capacity ? size_t(capacity)
 
 // The two rows' prepare and finish (kit.h): the run's state is its loop,
 // or a with_loop<T> where the workload prepares a T of its own too.
-inline unsigned per_core() { return std::thread::hardware_concurrency(); }
-
 template <class T>
 struct with_loop {
     loop l;

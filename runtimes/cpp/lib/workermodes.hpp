@@ -21,11 +21,13 @@ struct worker {
     tbb::task_arena *tbb = nullptr;
 };
 
-// `workers`, 0 meaning one per core.
+// `workers`, 0 meaning one per core: per CPU of the affinity mask
+// (kit_cpus(), kit.h), not std::thread::hardware_concurrency(), which counts
+// every online CPU (2 for a trial confined to 1).
 inline int64_t workers_of(kit::run &r)
 {
     int64_t workers = kit::count(r, "workers");
-    return workers ? workers : int64_t(std::thread::hardware_concurrency());
+    return workers ? workers : int64_t(kit_cpus());
 }
 
 template <class In, class Out>

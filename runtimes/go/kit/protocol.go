@@ -58,7 +58,7 @@ func Main() {
 		fmt.Fprintf(os.Stderr, "%+v\n", err)
 		reply, code = answer{Error: strings.Join(strings.Fields(err.Error()), " ")}, 1
 	}
-	reply.Runtime = map[string]any{"name": "go", "version": runtime.Version(), "flags": flags()}
+	reply.Runtime = map[string]any{"name": "go", "version": runtime.Version(), "flags": flags(), "parallelism": parallelism()}
 	if reply.Runs == nil {
 		reply.Runs = []map[string]any{}
 	}
@@ -67,6 +67,13 @@ func Main() {
 	os.Exit(code)
 }
 
+// parallelism is the count of processors the scheduler runs goroutines on,
+// read back at the end of the trial (docs/protocol.md, "CPUs"): GOMAXPROCS,
+// which Go sets at start from the affinity mask (a trial confined to 1 CPU
+// starts with 1), and which -gomaxprocs=N (the option p1) and the yield
+// workload (GOMAXPROCS(1)) may set lower.
+func parallelism() int { return runtime.GOMAXPROCS(0) }
+
 // gcOff: a rate workload's gc parameter turned the collector off.
 var gcOff bool
 
@@ -74,7 +81,7 @@ var gcOff bool
 // collection before every run among them (docs/extending.md, "Settled
 // policies").
 func flags() []string {
-	out := []string{"GOMAXPROCS=" + strconv.Itoa(runtime.GOMAXPROCS(0)), "gc before each run"}
+	out := []string{"GOMAXPROCS=" + strconv.Itoa(parallelism()), "gc before each run"}
 	if gcOff {
 		out = append(out, "gc=off")
 	}

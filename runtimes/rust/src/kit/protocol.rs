@@ -6,12 +6,14 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Write};
+use std::num::NonZeroUsize;
 use std::os::fd::AsFd;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::process;
 use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 use std::sync::OnceLock;
+use std::thread;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -53,6 +55,8 @@ struct Runtime {
     name: &'static str,
     version: &'static str,
     flags: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parallelism: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -112,6 +116,7 @@ pub fn main(registry: Registry) -> ! {
         name: "rust",
         version: env!("CONCBENCH_RUSTC_VERSION"),
         flags: build_flags(),
+        parallelism: parallelism(),
     };
     reply.runtime.flags.extend(flags);
     if let Err(err) = write_line(out, &reply) {
@@ -134,6 +139,15 @@ fn write_line(mut out: &File, value: &impl Serialize) -> io::Result<()> {
     let mut line = serde_json::to_vec(value).expect("a line serializes");
     line.push(b'\n');
     out.write_all(&line)
+}
+
+/// The CPUs the runtimes are sized to (docs/protocol.md, "CPUs"):
+/// std's available_parallelism, the count tokio's multi-thread runtime,
+/// rayon's pools and the kit's smol executor and worker-modes threads take
+/// as "one per core". It reads the affinity mask (sched_getaffinity) and
+/// the cgroup's CPU quota, so a trial confined to 1 CPU gets 1.
+fn parallelism() -> Option<usize> {
+    thread::available_parallelism().ok().map(NonZeroUsize::get)
 }
 
 /// The flags the kit was built with: the cargo profile, its opt-level and
