@@ -58,6 +58,6 @@ def sqlite_at(path: Path, version: int) -> Path:
 
 def postgresql_schema_7() -> str:
     """The tables a PostgreSQL database was made with at schema 7, its first:
-    the current ones but for what schemas 8 and 9 added."""
+    the current ones but for what schemas 8, 9 and 10 added."""
     without_probes = re.sub(r"CREATE TABLE probes \(.*?\n\);\n", "", schema.SCHEMA, flags=re.DOTALL)
-    return re.sub(r"\n    latency TEXT,[^\n]*", "", without_probes)
+    return re.sub(r"\n    (latency TEXT|cpus INTEGER|cpu_set TEXT)[^\n]*", "", without_probes)

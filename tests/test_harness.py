@@ -14,7 +14,7 @@ import old_schemas
 import pytest
 from conftest import FIXTURES, assert_one_line_error, concbench
 
-from concbench import store
+from concbench import cpus, store
 from concbench.report import figures
 from concbench.store import schema
 
@@ -113,8 +113,16 @@ def test_options_are_recorded(fake_env):
 
 
 def test_a_sweep_makes_a_table_per_value(fake_env):
-    done = concbench("run", "-m", "honest", "--profile", "full", env=fake_env)
-    assert "Triangle (triangle): n=10" in done.stdout and "Triangle (triangle): n=100" in done.stdout
+    done = concbench("run", "-m", "honest", "--profile", "full", "--cpus", "1", env=fake_env)
+    assert "Triangle (triangle): cpus=1 n=10" in done.stdout and "Triangle (triangle): cpus=1 n=100" in done.stdout
+
+
+def test_the_full_profile_sweeps_the_machines_cpus(fake_env):
+    done = concbench("run", "-w", "triangle", "-m", "honest", "--profile", "full", "-p", "n=10", env=fake_env)
+    counts = cpus.sweep(len(cpus.usable()))
+    assert f"2 cells at {', '.join(map(str, counts))} CPU" in done.stdout or len(counts) == 1
+    for k in counts:
+        assert f"Triangle (triangle): cpus={k} n=10" in done.stdout
 
 
 @pytest.mark.parametrize(

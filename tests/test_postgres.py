@@ -272,8 +272,9 @@ def test_a_schema_7_database_gets_probes_and_a_probe_while_the_server_is_away_is
     monkeypatch.setenv("XDG_STATE_HOME", pg_env["XDG_STATE_HOME"])
     run_id = open_store(pg_env["CONCBENCH_DB"]).begin_run({"profile": "smoke"}, {})
     with psycopg.connect(pg_env["CONCBENCH_DB"], autocommit=True) as db:
-        db.execute("DROP TABLE probes")  # and the column schema 9 added: the tables of schema 7
+        db.execute("DROP TABLE probes")  # and the columns schemas 9 and 10 added: the tables of schema 7
         db.execute("ALTER TABLE samples DROP COLUMN latency")
+        db.execute("ALTER TABLE trials DROP COLUMN cpus, DROP COLUMN cpu_set")
         db.execute("UPDATE concbench_schema SET version = 7")
     store = open_store(pg_env["CONCBENCH_DB"], create=False)
     assert rows(pg_env, "SELECT version FROM concbench_schema") == [(schema.SCHEMA_VERSION,)]
