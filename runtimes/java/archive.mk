@@ -8,6 +8,16 @@
 # dynamic class-data-sharing archive (AppCDS: the classes only). A JVM that
 # cannot map it says so on stderr and runs without it; the kit's flags say
 # whether it shares classes.
+# A trial confined to one CPU (concbench run --cpus 1) runs the Serial
+# collector, the JVM's choice on one CPU, where the training run, on every
+# CPU, ran G1: the JVM still maps the cache's classes, loads its heap objects
+# and replays its profiles, silently, and drops only its compiled adapters
+# ("AOT Code Cache disabled: it was created with different GC", shown by
+# -Xlog:aot+codecache=debug). Measured on the shared 2-core VM (taskset -c 0,
+# a small ring/virtual trial, medians of 15 and 20 interleaved rounds): a
+# trial took 373 and 595 ms from this cache, 361 and 576 ms from one a
+# training run on one CPU made, 635 and 820 ms from none; its first run 31
+# and 45, 31 and 48, 59 and 91 ms. So one cache serves every --cpus.
 ifeq ($(shell [ "$(JDKMAJOR)" -ge 25 ] 2>/dev/null && echo aot),aot)
 ARCHIVE_OF = $(BUILD)/$(1).aot
 RECORD     := -XX:AOTCacheOutput=

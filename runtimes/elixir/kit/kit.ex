@@ -4,8 +4,10 @@ defmodule Concbench.Kit do
   serves the trial, reads the request, loads workloads/<id>.ex's module by
   its compiled file (build/workloads/<id>.beam, the module :concbench_<id>),
   times its runs, collects garbage before each (garbage_collect, outside the
-  clocks) and answers, so that the rows beside erlang/process differ only in
-  the workloads' Elixir abstractions: Task, GenServer, Task.async_stream.
+  clocks) and answers, its runtime's parallelism too (the schedulers online,
+  which the BEAM sizes to the trial's CPUs itself), so that the rows beside
+  erlang/process differ only in the workloads' Elixir abstractions: Task,
+  GenServer, Task.async_stream.
 
   A mechanism is a function of one argument, the run, named after it; it
   calls the Erlang kit as Erlang's workloads do (:concbench_kit.param/2,

@@ -93,7 +93,8 @@ main(WorkloadDir, Runtime) ->
                 io:format(standard_error, "~p:~P~n~P~n", [Class, Reason, 30, Stack, 30]),
                 {#{ok => false, error => one_line(Reason)}, 1}
         end,
-    Reply = maps:merge(#{runs => []}, Answer#{runtime => Runtime#{flags => flags()}}),
+    Info = Runtime#{flags => flags(), parallelism => parallelism()},
+    Reply = maps:merge(#{runs => []}, Answer#{runtime => Info}),
     io:put_chars([concbench_json:encode(Reply), $\n]),
     erlang:halt(Status).
 
@@ -315,13 +316,25 @@ otp_version() ->
     {ok, Version} = file:read_file(filename:join([code:root_dir(), "releases", Release, "OTP_VERSION"])),
     string:trim(Version).
 
+%% The CPUs the runtime sized itself to (docs/protocol.md, "CPUs"): its
+%% schedulers online. The BEAM starts one scheduler per logical processor,
+%% and brings online (as the dirty CPU schedulers) one per processor its
+%% affinity mask allows, so a trial confined to k CPUs runs k without the
+%% kit's help (+S 2:1 at one CPU of two); read back as the trial ends, after
+%% a yield cell has restored what it confined. Elixir's kit answers with
+%% this one.
+parallelism() -> erlang:system_info(schedulers_online).
+
 %% The emulator flags in force, as erl takes them, and measure/3's
 %% collection before every run (docs/extending.md, "Settled policies").
 flags() ->
     Schedulers = erlang:system_info(schedulers),
     Online = erlang:system_info(schedulers_online),
+    DirtyCpu = erlang:system_info(dirty_cpu_schedulers),
+    DirtyCpuOnline = erlang:system_info(dirty_cpu_schedulers_online),
     [
         iolist_to_binary(io_lib:format("+S ~b:~b", [Schedulers, Online])),
+        iolist_to_binary(io_lib:format("+SDcpu ~b:~b", [DirtyCpu, DirtyCpuOnline])),
         iolist_to_binary(io_lib:format("+P ~b", [erlang:system_info(process_limit)]))
         | busy_wait_flags()
     ] ++ [<<"gc before each run">>].

@@ -176,7 +176,7 @@ public final class Main {
                 .map(GarbageCollectorMXBean::getName)
                 .collect(Collectors.joining(",")));
     flags.add("gc before each run"); // measure's System.gc
-    flags.add("processors=" + Runtime.getRuntime().availableProcessors());
+    flags.add("processors=" + parallelism());
     flags.add("max_heap_mib=" + Runtime.getRuntime().maxMemory() / (1024 * 1024));
     Map<String, Object> runtime = new LinkedHashMap<>();
     // Another JVM language's kit runs this one with its own name (runtimes/kotlin).
@@ -188,6 +188,20 @@ public final class Main {
             + System.getProperty("java.vendor.version", System.getProperty("java.vendor"))
             + ")");
     runtime.put("flags", flags);
+    runtime.put("parallelism", parallelism());
     return runtime;
+  }
+
+  /**
+   * The CPUs the JVM sized itself to (docs/protocol.md, "CPUs"): its available processors, which
+   * the JVM reads from its affinity mask, so a trial confined to k CPUs sees k without the kit's
+   * help, and so do the pools sized from that count: the common ForkJoinPool, the virtual threads'
+   * scheduler, the map rows' pools of {@code workers} 0, the future row's pool, Kotlin's
+   * Dispatchers.Default (one thread per processor, at least 2) and Pekko's default dispatcher (one
+   * per processor, at least its parallelism-min of 8). At one CPU the JVM's ergonomics also choose
+   * the Serial collector over G1, as on any one-CPU machine (the flags name it).
+   */
+  private static long parallelism() { // a Long: Json writes integers as Longs
+    return Runtime.getRuntime().availableProcessors();
   }
 }
