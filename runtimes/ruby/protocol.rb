@@ -491,7 +491,27 @@ module Kit
       fixed_hashing = RUBY_ENGINE == "jruby" && ENV_JAVA["jruby.consistent.hashing"] == "true"
       flags = (yjit ? ["--yjit"] : []) + (fixed_hashing ? ["jruby.consistent.hashing"] : [])
       flags += jvm_flags if RUBY_ENGINE == "jruby"
-      { name: RUBY_ENGINE, version: VERSION, flags: flags + [GC_FLAG] + @flags }
+      { name: RUBY_ENGINE, version: VERSION, flags: flags + [GC_FLAG] + @flags, parallelism: parallelism }
+    end
+
+    # The CPUs the runtime sized itself to, read back from it (docs/protocol.md,
+    # "CPUs"): a trial confined to k CPUs runs under an affinity mask of k,
+    # and each Ruby reads that mask itself, so the kit sets nothing. CRuby's
+    # Etc.nprocessors is sched_getaffinity's count (3.1 and 3.4 alike: 1
+    # under taskset -c 0 on 2 cores), and it is what the worker modes count
+    # their units with where workers = 0 (lib/worker_modes.rb) and what
+    # Parallel.processor_count, Pbt's thread and process workers, returns.
+    # JRuby's JVM sizes its GC and JIT threads, the common ForkJoinPool and
+    # the scheduler of the virtual threads its fibers run on from its
+    # available processors, which it reads from the mask too (and which
+    # JRuby's Etc.nprocessors returns); on one CPU it also collects with its
+    # serial collector instead of G1. Not sized by cores, and left as they
+    # are: CRuby's GVL, and Ruby 3.4's native threads for ractors, at most
+    # RUBY_MAX_CPU of them (8 unless set, whatever the machine).
+    def parallelism
+      return java.lang.Runtime.getRuntime.availableProcessors if RUBY_ENGINE == "jruby"
+      require "etc"
+      Etc.nprocessors
     end
 
     # JRuby's start (runtimes/jruby/Makefile): whether its JVM shares classes
