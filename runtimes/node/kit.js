@@ -69,6 +69,7 @@
 "use strict";
 
 const fs = require("node:fs");
+const os = require("node:os");
 const path = require("node:path");
 
 const WORKLOADS = path.join(__dirname, "workloads");
@@ -283,14 +284,32 @@ function denoArguments() {
 function runtime() {
   if (ENGINE === "bun") {
     const flags = [...process.execArgv, "eden gc before each run"];
-    return { name: "bun", version: `${Bun.version} (JavaScriptCore, WebKit ${process.versions.webkit.slice(0, 12)})`, flags };
+    return {
+      name: "bun",
+      version: `${Bun.version} (JavaScriptCore, WebKit ${process.versions.webkit.slice(0, 12)})`,
+      flags,
+      parallelism: parallelism(),
+    };
   }
   if (ENGINE === "deno") {
     const flags = [...denoArguments(), "minor gc before each run"];
-    return { name: "deno", version: `${Deno.version.deno} (V8 ${Deno.version.v8})`, flags };
+    return { name: "deno", version: `${Deno.version.deno} (V8 ${Deno.version.v8})`, flags, parallelism: parallelism() };
   }
+  // libuv's threadpool (files, DNS) is not sized by cores: 4 threads unless
+  // UV_THREADPOOL_SIZE says otherwise, whatever the trial's cpus.
   const flags = [`UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE || 4}`, ...process.execArgv, "minor gc before each run"];
-  return { name: "node", version: `${process.versions.node} (V8 ${process.versions.v8})`, flags };
+  return { name: "node", version: `${process.versions.node} (V8 ${process.versions.v8})`, flags, parallelism: parallelism() };
+}
+
+/** The CPUs the runtime sized itself to, read back from it (docs/protocol.md,
+ *  "CPUs"): a trial confined to k CPUs runs under an affinity mask of k,
+ *  which os.availableParallelism reads on Node (libuv's
+ *  uv_available_parallelism), Bun and Deno alike (1 under taskset -c 0 on
+ *  2 cores, where os.cpus() still lists 2), so the kit sets nothing. It is
+ *  the count the worker modes make their units by where workers = 0
+ *  (lib/workermodes.js); Deno sizes V8's platform workers to the mask too. */
+function parallelism() {
+  return os.availableParallelism();
 }
 
 /** The trial's child processes: the memory of the largest of them, as many as were

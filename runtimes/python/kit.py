@@ -445,7 +445,28 @@ def runtime(flags=()) -> dict:
         "name": "python",
         "version": f"{platform.python_version()} ({platform.python_implementation()})",
         "flags": [f"gil={'on' if GIL else 'off'}", "gc before each run", *flags],
+        "parallelism": parallelism(),
     }
+
+
+def parallelism() -> int:
+    """The CPUs this process may run on, which its pools are sized to
+    (docs/protocol.md, "CPUs"): a trial confined to k CPUs runs under an
+    affinity mask of k. Python 3.13's os.process_cpu_count reads that mask,
+    and its pools' default sizes come from it; before 3.13 (3.11 here) they
+    come from os.cpu_count, every CPU online whatever the mask (2 under
+    taskset -c 0 on 2 cores), so the kit and the workloads size each pool
+    that defaults to the machine's cores from this count instead:
+    ProcessPoolExecutor, ThreadPoolExecutor (thread_pool_size) and
+    asyncio's default executor (event_loop_runner). gevent's thread pool (10
+    threads) is not sized by cores, and keeps its size."""
+    process_cpu_count = getattr(os, "process_cpu_count", None)
+    return process_cpu_count() if process_cpu_count else len(os.sched_getaffinity(0))
+
+
+def thread_pool_size() -> int:
+    """ThreadPoolExecutor's default size, min(32, CPUs + 4), of parallelism()'s CPUs."""
+    return min(32, parallelism() + 4)
 
 
 def implemented() -> dict:
@@ -516,8 +537,12 @@ def run_trial(trial: Trial, module, mechanism, warmup: int, runs: int) -> dict:
 
 
 def event_loop_runner(mechanism: str):
-    """The trial's loop, made before the first run."""
+    """The trial's loop, made before the first run, with its default executor
+    (asyncio.to_thread's, getaddrinfo's) at that executor's default size of
+    the CPUs this process may use (thread_pool_size), as the loop makes it
+    from Python 3.13 on; before, the loop would size it from os.cpu_count."""
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     loop_factory = None
     if mechanism == "uvloop":
@@ -525,7 +550,7 @@ def event_loop_runner(mechanism: str):
 
         loop_factory = uvloop.new_event_loop
     runner = asyncio.Runner(loop_factory=loop_factory)
-    runner.get_loop()
+    runner.get_loop().set_default_executor(ThreadPoolExecutor(thread_pool_size(), thread_name_prefix="asyncio"))
     return runner
 
 

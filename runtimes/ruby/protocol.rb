@@ -54,6 +54,62 @@ module Kit
 
   def self.collect_garbage = RUBY_ENGINE == "jruby" ? java.lang.System.gc : GC.start
 
+  # The CPU clock of a run (kit.rb's clocks): CPU_CLOCK.times, the process's
+  # and its reaped children's user and system time. CRuby's Process.times is
+  # getrusage(2), in microseconds. JRuby's is times(2), in clock ticks of 10
+  # ms, user and system each rounded down: a run's CPU time could be off by
+  # up to 20 ms either way, a fifth of a 100 ms run, and more than the 10 ms
+  # a confined trial's run may show beyond its CPUs' time (docs/protocol.md,
+  # "CPUs"). On JRuby the kit calls getrusage itself, through the JVM's FFM
+  # API, as the Java kit does (runtimes/java/kit/Clock.java); making the
+  # call costs a trial's start about 0.1 s of CPU and 6 MB with the build's
+  # archive of classes (a floor request, the mean of 6: 2.19 s and 167 MB
+  # against 2.07 s and 161 MB), 0.4 s without it.
+  if RUBY_ENGINE == "jruby"
+    # JRuby warns, on stderr, that it defined the Ruby constant of the class
+    # of FFM's native segments (jdk.internal.foreign::NativeMemorySegmentImpl)
+    # twice as it first wraps one: silenced while the module is made.
+    verbose, $VERBOSE = $VERBOSE, nil
+    module Rusage
+      foreign = java.lang.foreign
+      linker = foreign.Linker.nativeLinker
+      int = foreign.ValueLayout::JAVA_INT
+      getrusage = linker.downcallHandle(linker.defaultLookup.find("getrusage").get,
+                                        foreign.FunctionDescriptor.of(int, int, foreign.ValueLayout::ADDRESS))
+      # As a Java interface, which JRuby can call (a method handle's
+      # invokeExact it cannot).
+      GETRUSAGE = java.lang.invoke.MethodHandleProxies.asInterfaceInstance(
+        java.util.function.ToIntBiFunction.java_class, getrusage
+      )
+      SELF, CHILDREN = [0, -1].map { |who| who.to_java(:int) }
+      # struct rusage on 64-bit Linux: ru_utime and ru_stime, each a struct
+      # timeval (tv_sec, tv_usec: two longs), then 14 longs. One reading at a
+      # time: the kit's clocks are read by one thread, the kit's, or the unit
+      # that runs the rate loop while the kit's waits.
+      USAGE = foreign.Arena.global.allocate(144, 8)
+      LONG = foreign.ValueLayout::JAVA_LONG
+
+      def self.times
+        user, sys = read(SELF)
+        child_user, child_sys = read(CHILDREN)
+        Process::Tms.new(user, sys, child_user, child_sys)
+      end
+
+      def self.read(who)
+        raise SystemCallError, "getrusage failed" unless GETRUSAGE.applyAsInt(who, USAGE).zero?
+        [USAGE.get(LONG, 0) + USAGE.get(LONG, 8) / 1e6, USAGE.get(LONG, 16) + USAGE.get(LONG, 24) / 1e6]
+      end
+
+      # Once before any run: JRuby binds its calls into Java as they are
+      # first made (10 to 20 ms here), which no run's clocks should hold.
+      times
+    end
+    $VERBOSE = verbose
+    CPU_CLOCK = Rusage
+  else
+    CPU_CLOCK = Process
+  end
+
   # A request the kit cannot serve: a clean refusal, not a failure.
   class Refusal < StandardError; end
 
@@ -491,7 +547,27 @@ module Kit
       fixed_hashing = RUBY_ENGINE == "jruby" && ENV_JAVA["jruby.consistent.hashing"] == "true"
       flags = (yjit ? ["--yjit"] : []) + (fixed_hashing ? ["jruby.consistent.hashing"] : [])
       flags += jvm_flags if RUBY_ENGINE == "jruby"
-      { name: RUBY_ENGINE, version: VERSION, flags: flags + [GC_FLAG] + @flags }
+      { name: RUBY_ENGINE, version: VERSION, flags: flags + [GC_FLAG] + @flags, parallelism: parallelism }
+    end
+
+    # The CPUs the runtime sized itself to, read back from it (docs/protocol.md,
+    # "CPUs"): a trial confined to k CPUs runs under an affinity mask of k,
+    # and each Ruby reads that mask itself, so the kit sets nothing. CRuby's
+    # Etc.nprocessors is sched_getaffinity's count (3.1 and 3.4 alike: 1
+    # under taskset -c 0 on 2 cores), and it is what the worker modes count
+    # their units with where workers = 0 (lib/worker_modes.rb) and what
+    # Parallel.processor_count, Pbt's thread and process workers, returns.
+    # JRuby's JVM sizes its GC and JIT threads, the common ForkJoinPool and
+    # the scheduler of the virtual threads its fibers run on from its
+    # available processors, which it reads from the mask too (and which
+    # JRuby's Etc.nprocessors returns); on one CPU it also collects with its
+    # serial collector instead of G1. Not sized by cores, and left as they
+    # are: CRuby's GVL, and Ruby 3.4's native threads for ractors, at most
+    # RUBY_MAX_CPU of them (8 unless set, whatever the machine).
+    def parallelism
+      return java.lang.Runtime.getRuntime.availableProcessors if RUBY_ENGINE == "jruby"
+      require "etc"
+      Etc.nprocessors
     end
 
     # JRuby's start (runtimes/jruby/Makefile): whether its JVM shares classes

@@ -2,8 +2,9 @@
 // 001). One operation is one evaluation, which applies the workload's
 // evaluate function to lists of inputs through the mechanism's map: in
 // place (none), or striped over `workers` units made for each list (0: one
-// per core), no more than it has inputs, as Parallel.map, which Pbt calls,
-// does; unit w of n evaluates the cases w, w + n, ...
+// per CPU the trial may use, os.availableParallelism), no more than it has
+// inputs, as Parallel.map, which Pbt calls, does; unit w of n evaluates the
+// cases w, w + n, ...
 //
 // An evaluation is a generator that yields each list it needs evaluated and
 // gets back its results (map-shrink asks several times), so that one

@@ -1,9 +1,10 @@
 """map-trivial, map-cpu, map-io and map-shrink: Pbt's worker modes (seed
 001), done alike for every mechanism. One operation is one evaluation of the
 cases; every mode but none makes its units for each evaluation: `workers` of
-them (0: one per core), no more than there are cases (as Parallel.map, which
-Pbt calls, does), unit w of n evaluating the cases w, w + n, ...; the results
-are gathered in case order, as many as the units returned.
+them (0: one per CPU the trial may use, kit.parallelism), no more than there
+are cases (as Parallel.map, which Pbt calls, does), unit w of n evaluating
+the cases w, w + n, ...; the results are gathered in case order, as many as
+the units returned.
 
 A workload module defines
   setup(run)                 the cases' inputs, made before the timing;
@@ -32,6 +33,7 @@ import pickle
 from collections import Counter
 from functools import partial
 
+import kit
 from lib import units
 
 
@@ -171,7 +173,7 @@ def evaluations_async(run, workload, apply) -> dict:
 
 
 def worker_count(run) -> int:
-    return run.params["workers"] or len(os.sched_getaffinity(0))
+    return run.params["workers"] or kit.parallelism()
 
 
 def stripe(evaluate, inputs, w, n) -> list:

@@ -1,14 +1,16 @@
 """Futures (workloads/future.toml): create `futures` futures, all before
 awaiting any; future i computes (i * i) mod 1000; then await each and sum
 the values. Python's futures: concurrent.futures' (a ThreadPoolExecutor's or
-ProcessPoolExecutor's, at their default sizes), asyncio's tasks and gevent's
-greenlets. The units are the tasks and greenlets, and the pools' threads or
-processes that ran the futures."""
+ProcessPoolExecutor's, at their default sizes, of the CPUs the trial may use:
+kit.parallelism), asyncio's tasks and gevent's greenlets. The units are the
+tasks and greenlets, and the pools' threads or processes that ran the
+futures."""
 
 import asyncio
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
+import kit
 from lib import units
 
 
@@ -26,14 +28,14 @@ def threads(run) -> dict:
         with run.units.task():
             return value(i)
 
-    with ThreadPoolExecutor() as pool:
+    with ThreadPoolExecutor(kit.thread_pool_size()) as pool:
         futures = [pool.submit(counted, i) for i in range(run.params["futures"])]
         return {"sum": sum(future.result() for future in futures)}
 
 
 def processes(run) -> dict:
     fork = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(mp_context=fork, initializer=run.pool_initializer()) as pool:
+    with ProcessPoolExecutor(kit.parallelism(), mp_context=fork, initializer=run.pool_initializer()) as pool:
         futures = [pool.submit(value, i) for i in range(run.params["futures"])]
         return {"sum": sum(future.result() for future in futures)}
 

@@ -5,9 +5,10 @@ module Workloads
   # map-trivial, map-cpu, map-io and map-shrink: Pbt's worker modes (seed 001),
   # done alike for every mechanism. One operation is one evaluation of the
   # cases; every mode but none makes its units for each evaluation: `workers`
-  # of them (0: one per core), no more than there are cases (as Parallel.map,
-  # which Pbt calls, does), unit w of n evaluating the cases w, w + n, ...;
-  # the results are gathered in case order, as many as the units returned.
+  # of them (0: one per CPU the trial may use, Etc.nprocessors), no more than
+  # there are cases (as Parallel.map, which Pbt calls, does), unit w of n
+  # evaluating the cases w, w + n, ...; the results are gathered in case
+  # order, as many as the units returned.
   # The units count themselves (Kit.units), are stamped by Kit.fork, or stamp
   # themselves (ractors).
   #
