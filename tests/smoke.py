@@ -5,7 +5,11 @@ two halves, one test file each (test_smoke.py, test_smoke_engines.py), so
 that make test's two pytest processes run them side by side: a half is one
 concbench run, one test per cell, and the checks of the run's output below.
 A test file takes them with `from smoke import *` and names its half
-(HALVES) in SMOKE_HALF."""
+(HALVES) in SMOKE_HALF.
+
+Every cell runs confined to one CPU (--cpus 1), each half's harness given a
+CPU of its own where the machine has two: its verdict then proves that its
+kit sized the runtime to one CPU and that the trial never ran on more."""
 
 import json
 import os
@@ -14,7 +18,7 @@ import re
 import pytest
 from conftest import concbench
 
-from concbench import runtimes, workloads
+from concbench import cpus, runtimes, verify, workloads
 
 SPECS = workloads.load_all()
 
@@ -81,7 +85,10 @@ def smoke(request, tmp_path_factory):
         pytest.skip("the suite has no runtime of this half")
     db = tmp_path_factory.mktemp("smoke") / "smoke.db"
     env = {k: v for k, v in os.environ.items() if not k.startswith("CONCBENCH_") or k in SUITE}
-    done = concbench("run", "--profile", "smoke", "-r", ",".join(half), "--db", db, env=env, timeout=1200)
+    done = concbench(
+        "run", "--profile", "smoke", "-r", ",".join(half), "--cpus", "1", "--db", db,
+        env=env, timeout=1200, preexec_fn=_own_cpu(request.module.SMOKE_HALF),
+    )  # fmt: skip
     shown = concbench("show", "--json", "--db", db, env=env)
     exported = json.loads(concbench("report", "--format", "json", "--db", db, env=env).stdout)
     by_cell = {}  # every record of a cell, one per parameter set (invoke sweeps its modes)
@@ -89,6 +96,14 @@ def smoke(request, tmp_path_factory):
         record = json.loads(line)
         by_cell.setdefault((record["workload"], record["runtime"], record["mechanism"]), []).append(record)
     return done, by_cell, exported, half
+
+
+def _own_cpu(half: str):
+    """The half's harness on a CPU of its own (engines the last, the others
+    the first), so that the halves' trials, each confined to its harness's
+    first CPU, run side by side and not on one."""
+    usable = cpus.usable()
+    return lambda: os.sched_setaffinity(0, {usable[-1] if half == "engines" else usable[0]})
 
 
 def test_cell_verifies(smoke, workload, runtime, mechanism):
@@ -102,10 +117,24 @@ def test_cell_verifies(smoke, workload, runtime, mechanism):
         assert record["status"] == "ok", (
             f"{record['params']}: {record['status']}: {record['detail']}\n{record['stderr'][-2000:]}"
         )
+        _check_one_cpu(record)
         run = record["runs"][-1]
         assert run["result"] == record["expected"]
         assert record["peak_kb"] > 0 and 0 < run["wall_ns"] < record["process"]["wall_ns"]
         _check_evidence(SPECS[workload], rt.manifest.mechanisms[mechanism].units, record)
+
+
+def _check_one_cpu(record):
+    """Confined to one CPU, its runtime sized to one, and its process and each
+    run never on more than one at once, by their own counters (the verdict's
+    check, restated: verify.py's slack for the clocks' rounding)."""
+    assert (record["cpus"], record["runtime_info"]["parallelism"]) == (1, 1)
+    share, least = verify.PROCESS_CPU_SLACK
+    process = record["process"]
+    assert process["user_ns"] + process["sys_ns"] <= process["wall_ns"] * (1 + share) + least
+    share, least = verify.RUN_CPU_SLACK
+    for run in record["runs"]:
+        assert run["user_ns"] + run["sys_ns"] <= run["wall_ns"] * (1 + share) + least
 
 
 def _check_evidence(spec, fixed_units, record):
