@@ -10,7 +10,7 @@ import pytest
 from conftest import concbench
 from smoke import *  # noqa: F403 (the smoke run's tests, on this file's half)
 
-from concbench import cpus, runtimes
+from concbench import cpus, runtimes, verify
 
 SMOKE_HALF = "others"
 
@@ -92,18 +92,20 @@ PARALLEL_MAP_ROWS = ("rust/rayon", "go/goroutine", "cpp/tbb", "ruby/process", "r
 def test_at_two_cpus_the_parallel_rows_of_cpu_bound_work_run_on_both(tmp_path):
     """The smoke run proves one CPU; here the rows that run CPU-bound work in
     parallel, on two CPUs, show by their process's CPU time that they ran on
-    both at once (the other smoke half shares one of them: 1.2 of 2)."""
+    both at once: more CPU time than wall time, beyond the clocks' rounding.
+    How much more depends on what else the machine runs (the other smoke
+    half shares one of the CPUs), so no more is asked."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CONCBENCH_")}
     rows = ",".join(PARALLEL_MAP_ROWS)
     command = ("run", "--profile", "smoke", "-w", "map-cpu", "-m", rows, "--cpus", "2", "-p", "seconds=0.5")
     done = concbench(*command, "--db", tmp_path / "m.db", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     shown = concbench("show", "--json", "--db", tmp_path / "m.db", env=env)
-    ran = {}
+    share, least = verify.PROCESS_CPU_SLACK
+    ran, cpus_at_once = {}, {}
     for record in map(json.loads, shown.stdout.splitlines()):
-        process = record["process"]
-        ran[f"{record['runtime']}/{record['mechanism']}"] = (
-            record["runtime_info"]["parallelism"],
-            (process["user_ns"] + process["sys_ns"]) / process["wall_ns"] > 1.2,
-        )
-    assert ran == dict.fromkeys(PARALLEL_MAP_ROWS, (2, True)), ran
+        row, process = f"{record['runtime']}/{record['mechanism']}", record["process"]
+        cpu_ns = process["user_ns"] + process["sys_ns"]
+        cpus_at_once[row] = round(cpu_ns / process["wall_ns"], 2)
+        ran[row] = (record["runtime_info"]["parallelism"], cpu_ns > process["wall_ns"] * (1 + share) + least)
+    assert ran == dict.fromkeys(PARALLEL_MAP_ROWS, (2, True)), cpus_at_once
