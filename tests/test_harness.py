@@ -46,6 +46,7 @@ def test_every_failure_is_classified_stored_and_the_run_goes_on(fake_env):
         "forks": {"ok"},
         "oversized": {"ok"},  # unconfined: checked for neither (test_cpus.py)
         "widener": {"ok"},
+        "orphaner": {"ok"},
         "liar": {"invalid"},
         "hang": {"timeout"},
         "crash": {"crash"},

@@ -32,6 +32,11 @@ def sweep(most: int) -> tuple[int, ...]:
     return (*(1 << i for i in range(most.bit_length()) if 1 << i < most), most)
 
 
+def counted(count: int) -> str:
+    """'1 CPU', '2 CPUs'."""
+    return f"{count} CPU{'s' if count != 1 else ''}"
+
+
 def listed(cpus: list[int]) -> str:
     """A set of CPUs as /sys and taskset write it: '0-3,6'."""
     spans: list[list[int]] = []

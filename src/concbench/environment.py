@@ -60,6 +60,7 @@ def fingerprint(
         "libraries": {k: v for r in runtimes for k, v in r.library_versions().items()},
         "loader": {name: recorded(os.environ[name]) for name in LOADER_VARIABLES if name in os.environ},
         "limits": limits.describe(caps),
+        "confinement": limits.confinement(),  # of a trial run at --cpus
         "trials": trial.conditions(),
     }
 
@@ -195,6 +196,7 @@ def describe(env: dict, runtime_infos: list[dict] = ()) -> list[tuple[str, str]]
         ("concbench", env.get("concbench") or "?"),
         *([("limits", env["limits"])] if env.get("limits") else []),
         *([("trial processes", env["trials"])] if env.get("trials") else []),
+        *([("trials at --cpus", f"confined by {env['confinement']}")] if env.get("confinement") else []),
         ("harness", f"Python {env.get('python', '?')}"),
     ]
     flag_sets: dict[str, list[tuple[str, ...]]] = {}

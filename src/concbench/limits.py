@@ -10,9 +10,15 @@ OOM killer ends a trial over its memory cap; a fork or thread past the task
 cap fails. Both leave a count in the cgroup's events, which is how a trial
 stopped by a limit is told from one that crashed.
 
+A trial confined to some CPUs (--cpus) gets a cpuset cgroup of its own
+too, holding it and all it starts to those CPUs: unlike the affinity mask
+the spawner also sets, which a process may widen again, a cpuset cannot be
+left from inside.
+
 cgroup v2 is used where the unified hierarchy has the controller, else the
 v1 hierarchy of that controller; where neither can be written (no
-privilege, no delegation), the limit is not enforced and the run says so."""
+privilege, no delegation), the limit is not enforced and the run says so
+(a confined trial then has its affinity mask alone)."""
 
 import os
 import re
@@ -43,7 +49,7 @@ class _Controller:
     """Where one kind of limit is set and counted: the harness's own cgroup of
     that controller, and the files that hold the cap and the times it was hit."""
 
-    kind: str  # "memory" or "pids"
+    kind: str  # "memory", "pids" or "cpuset"
     version: int  # of cgroups: 1 or 2
     parent: Path  # the harness's cgroup; trials' cgroups go inside it
     cap_file: str
@@ -56,13 +62,15 @@ _FILES = {  # (version, kind): cap file, events file, the event that counts hits
     (2, "pids"): ("pids.max", "pids.events", "max"),
     (1, "memory"): ("memory.limit_in_bytes", "memory.oom_control", "oom_kill"),
     (1, "pids"): ("pids.max", "pids.events", "max"),
+    (2, "cpuset"): ("cpuset.cpus", "", ""),  # a confinement, never hit
+    (1, "cpuset"): ("cpuset.cpus", "", ""),
 }
 
 
 @cache
 def controllers() -> dict[str, _Controller | str]:
     """Each kind of limit: where it is enforced, or why it cannot be."""
-    return {kind: _find(kind) for kind in ("memory", "pids")}
+    return {kind: _find(kind) for kind in ("memory", "pids", "cpuset")}
 
 
 def _find(kind: str) -> _Controller | str:
@@ -134,6 +142,12 @@ def describe(limits: Limits) -> str:
     return f"{memory}{_how('memory', limits.memory_bytes)}, {tasks}{_how('pids', limits.tasks)} per trial"
 
 
+def confinement() -> str:
+    """How a trial confined to some CPUs is held to them here, for the run's record."""
+    found = controllers()["cpuset"]
+    return f"affinity only ({found})" if isinstance(found, str) else f"affinity and cpuset (cgroup v{found.version})"
+
+
 def _how(kind: str, cap: int | None) -> str:
     found = controllers()[kind]
     if cap is None:
@@ -144,8 +158,9 @@ def _how(kind: str, cap: int | None) -> str:
 class TrialCgroup:
     """The cgroups of one trial, with its caps set; removed by close()."""
 
-    def __init__(self, limits: Limits, name: str):
-        self.caps = {"memory": limits.memory_bytes, "pids": limits.tasks}
+    def __init__(self, limits: Limits, name: str, cpus: str | None = None):
+        """cpus: the CPUs to confine it to, as the kernel lists them ('0-1'); None: all."""
+        self.caps = {"memory": limits.memory_bytes, "pids": limits.tasks, "cpuset": cpus}
         self.controllers = [
             c for kind, c in controllers().items() if self.caps[kind] is not None and not isinstance(c, str)
         ]
@@ -153,6 +168,8 @@ class TrialCgroup:
         for directory in self.dirs:
             directory.mkdir()
         for c in self.controllers:
+            if c.kind == "cpuset" and c.version == 1:  # a v1 cpuset takes no task until it has memory nodes
+                (c.parent / name / "cpuset.mems").write_text((c.parent / "cpuset.mems").read_text())
             (c.parent / name / c.cap_file).write_text(str(self.caps[c.kind]))
         self.name = name
 
@@ -163,7 +180,7 @@ class TrialCgroup:
     def limit_hit(self) -> str:
         """What limit stopped the trial, or '' if none did."""
         for c in self.controllers:
-            if _event_count(c.parent / self.name / c.events_file, c.hit_event):
+            if c.events_file and _event_count(c.parent / self.name / c.events_file, c.hit_event):
                 return _hit_text(c.kind, self.caps[c.kind])
         return ""
 

@@ -106,12 +106,14 @@ def make_plan(choice: Choice) -> Plan:
     selection = choice.selection
     cells, skipped = [], {}
     for workload, param_sets in choice.workloads:
-        for params, cpus in ((p, k) for p in param_sets for k in selection.cpus or (0,)):  # a set's CPUs adjacent
+        for params in param_sets:
             for runtime in choice.runtimes:
                 options = tuple(o for o in selection.options if o in runtime.manifest.options)
-                for mechanism in runtime.manifest.mechanisms:
+                for mechanism, cpus in ((m, k) for m in runtime.manifest.mechanisms for k in selection.cpus or (0,)):
                     if not wanted_mechanism(selection.mechanisms, runtime.name, mechanism):
                         continue
+                    # A row's counts side by side: its trials at k run beside
+                    # its trials at 1, which its speed-up pairs them with.
                     cell = Cell(workload, runtime, mechanism, params, options, cpus)
                     reason = _why_not(cell)
                     if reason:

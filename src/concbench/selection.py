@@ -155,7 +155,7 @@ class Selection(pydantic.BaseModel):
     options: tuple[str, ...] = ()
     # The CPU counts each cell runs at, a cell for each (docs/usage.md, "CPUs");
     # empty: unconfined, on every CPU the harness may use.
-    cpus: tuple[Annotated[int, pydantic.Field(ge=BOUNDS["cpus"][0], le=BOUNDS["cpus"][1])], ...] = ()
+    cpus: tuple[Annotated[int, pydantic.Field(strict=True, ge=BOUNDS["cpus"][0], le=BOUNDS["cpus"][1])], ...] = ()
     trials: int | None = _bounded("trials")  # None: the profile's; given: a fixed plan
     warmup: int | None = _bounded("warmup")
     runs: int | None = _bounded("runs")
@@ -172,6 +172,11 @@ class Selection(pydantic.BaseModel):
         default_factory=limits.default_memory_bytes
     )  # bytes
     process_limit: Annotated[int, _cap("process_limit")] = limits.DEFAULT_TASKS
+
+    @pydantic.field_validator("cpus", mode="after")
+    @classmethod
+    def _each_count_once(cls, counts: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(sorted(set(counts)))
 
     @pydantic.model_validator(mode="after")
     def _one_plan(self) -> "Selection":

@@ -71,15 +71,16 @@ def run(request: Request, db: str, screen: Screen) -> int:
         if request.resume is not None
         else (None, Selection.asked(profile=request.profile, **_given(request.asked)))
     )
+    if not request.plan_only:  # a plan's workers may have more CPUs than this machine
+        cpus.check(selection.cpus)
     choice, plan = prepare(selection, request.suite, screen)
     if not plan.cells:
         for line in dict.fromkeys(f"{s.workload} {s.row}: {s.kind}: {s.reason}" for s in plan.skipped):
             screen.say(line)
         raise UserError("nothing to run: every selected cell is n/a or unavailable")
     here = environment.fingerprint(choice.runtimes, selection.caps, request.machine, request.suite)
-    if request.plan_only:  # its workers may have more CPUs than this machine
+    if request.plan_only:
         return _store_plan(plan, selection, store, here, screen)
-    cpus.check(selection.cpus)
     if run_id is None:
         run_id = store.begin_run(selection.to_json(), here)
     else:

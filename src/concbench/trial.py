@@ -140,7 +140,8 @@ def _run_alone(
         for role, wanted in (("trial", True), ("beside", beside is not None)):
             if caps and wanted:
                 # The mark stays the name's part before its last dash, as orphans.py reads it.
-                cgroups[role] = limits.TrialCgroup(caps, name if role == "trial" else f"{name}.beside")
+                confined = ",".join(map(str, cpus)) if cpus and role == "trial" else None
+                cgroups[role] = limits.TrialCgroup(caps, name if role == "trial" else f"{name}.beside", confined)
                 cleanup.callback(cgroups[role].close)
         scratch = cleanup.enter_context(
             tempfile.TemporaryDirectory(prefix=f"{orphans.SCRATCH_PREFIX}{orphans.mark()}-")

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import served
+from .cpus import counted
 from .protocol import AnsweredSample, Refusal, Response, one_line
 from .status import Status
 from .trial import Exit
@@ -120,9 +121,9 @@ def _beyond_cpus(exit: Exit, answer: Response, cpus: int) -> str:
         return ""
     sized = answer.runtime.parallelism
     if sized is None:
-        return f"confined to {_cpus(cpus)}, its kit did not say how many its runtime sized itself to (parallelism)"
+        return f"confined to {counted(cpus)}, its kit did not say how many its runtime sized itself to (parallelism)"
     if sized > cpus:
-        return f"confined to {_cpus(cpus)}, its runtime sized itself to {sized}"
+        return f"confined to {counted(cpus)}, its runtime sized itself to {sized}"
     if exit.user_ns is not None and exit.sys_ns is not None:
         over = _over(exit.user_ns + exit.sys_ns, exit.wall_ns, cpus, PROCESS_CPU_SLACK)
         if over:
@@ -142,10 +143,6 @@ def _over(cpu_ns: int, wall_ns: int, cpus: int, slack: tuple[float, int]) -> str
         f"used {cpu_ns / 1e9:.6f} s of CPU in {wall_ns / 1e9:.6f} s, "
         f"{cpu_ns / wall_ns:.2f} CPUs at once where it was confined to {cpus}"
     )
-
-
-def _cpus(count: int) -> str:
-    return f"{count} CPU{'s' if count != 1 else ''}"
 
 
 def _misordered(runs: list[AnsweredSample], expect: Expectations) -> str:

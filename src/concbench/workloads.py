@@ -158,6 +158,8 @@ class Workload(Strict):
                 raise ValueError("a rate workload has a rate_format")
         if self.load and self.kind != "fixed":
             raise ValueError("a served workload is fixed: each run serves the load once")
+        if "cpus" in self.params:
+            raise ValueError("params: 'cpus' is the CPUs a cell runs on (--cpus), not a workload's parameter")
         countable = {name for name, p in self.params.items() if p.type == "int"}
         if self.delay is not None and self.delay not in countable:
             raise ValueError(f"delay: {self.delay!r} is not an integer parameter")

@@ -13,11 +13,11 @@ terminal's fixed-width line."""
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ..cpus import counted
 from ..stats import Summary
 from . import latency
 from .aggregate import CellResult, Table
 from .figures import (
-    cpus_text,
     cv_text,
     interval_text,
     megabytes_text,
@@ -280,7 +280,7 @@ def scaling_grid(found: Scaling) -> tuple[list[str], list[tuple[str, list[Parts]
         (row.row, ([(scaled(row.one) or "-",)] if scaled else []) + [_speedup(s, scaled) for s in row.speedups])
         for row in found.rows
     ]
-    return [cpus_text(k) for k in counts], rows
+    return [counted(k) for k in counts], rows
 
 
 def _speedup(found: Speedup | None, scaled: Callable[[CellResult], str | None] | None) -> Parts:

@@ -35,11 +35,6 @@ def speedup_parts(factor: Summary, efficiency: Summary) -> tuple[str, str, str]:
     return ratio_text(factor.median), interval, percent(efficiency.median)
 
 
-def cpus_text(count: int) -> str:
-    """1 CPU, 2 CPUs."""
-    return f"{count} CPU{'s' if count != 1 else ''}"
-
-
 def count_text(n: int) -> str:
     """A count in at most five characters: 1234, 12.3k, 4.57M."""
     if n < 10_000:

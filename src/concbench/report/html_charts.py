@@ -5,6 +5,7 @@ html_latency.py's); each with a caption that says what its whiskers are."""
 
 from collections.abc import Callable
 
+from ..cpus import counted
 from ..display import html_safe
 from ..formatting import percent
 from ..records import row_runtime_label
@@ -12,7 +13,7 @@ from ..results import CellResult
 from ..stats import Summary
 from . import charts, latency
 from .aggregate import Sweep, Table, sweeps
-from .figures import cpus_text, megabytes_text, ratio_text, reading, seconds_text
+from .figures import megabytes_text, ratio_text, reading, seconds_text
 from .html_page import section
 from .scaling import Scaling, Speedup
 
@@ -67,8 +68,9 @@ def _cpus_figure(found: Scaling, styles: dict[str, tuple[int, int]]) -> str:
     if not lines:
         return ""
     ideal = charts.Line("ideal", [None] * len(xs), trace=[(k, k) for k in xs], guide=True)
-    log, most = charts.wide(xs), CUT_ABOVE_IDEAL * xs[-1]
     factors = [s.factor for row in found.rows for s in row.speedups if s]
+    # Up to twice the ideal, or the highest median: a whisker may be cut, a median never.
+    log, most = charts.wide(xs), max(CUT_ABOVE_IDEAL * xs[-1], *(f.median for f in factors))
     table = found.first
     chart = charts.line_chart(
         xs,
@@ -101,7 +103,7 @@ def _speedup_point(found: Speedup | None) -> charts.Point | None:
     if found is None:
         return None
     tip = (
-        f"{found.cell.key.row}, {cpus_text(found.cpus)}: speed-up {_summary_tip(found.factor, ratio_text)} pairs; "
+        f"{found.cell.key.row}, {counted(found.cpus)}: speed-up {_summary_tip(found.factor, ratio_text)} pairs; "
         f"efficiency {percent(found.efficiency.median)}"
     )
     return charts.Point(found.factor.median, *found.factor.bounds, tip)

@@ -54,11 +54,6 @@ class Scaling:
         """The work's parameters as titles print them, its CPUs left out."""
         return " ".join(f"{k}={v}" for k, v in self.first.params.items())
 
-    @property
-    def label(self) -> str:
-        """'map-cpu cases=100 on alpha': what is scaled, in a line."""
-        return " ".join(part for part in (self.first.workload, self.params_text, self.first.machine_text) if part)
-
 
 def speedups(at_k: CellResult, at_one: CellResult, rate: bool) -> list[float]:
     """The speed-up of each verified trial at k over its nearest at 1 (pairs.ratios):

@@ -3,6 +3,9 @@
  * Runs PROGRAM as a child in a process group of its own, waits for it with
  * wait4, kills whatever it left behind and writes one line to REPORT_FD:
  *     status user_us sys_us maxrss_kb voluntary involuntary timed_out strays
+ * user_us and sys_us are the trial's CPU time with its children's, and with
+ * that of the orphans it left that exited while it ran (reaped here): work
+ * it handed to a grandchild is its work too.
  *
  * Why a separate process: on exec, Linux folds the high-water RSS of the
  * old address space into the process's ru_maxrss. A trial spawned straight
@@ -34,12 +37,13 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAX_CGROUPS 8
-#define MAX_CPUS 4096 /* the harness's bound on a CPU number */
+#define MAX_CPUS 4096 /* CPU numbers the set holds: as many as the harness lets a trial have */
 
 /* A helper that exits by itself once it sees the trial gone (the BEAM's
  * erl_child_setup does, a moment after the BEAM) was winding down, not left
@@ -248,6 +252,7 @@ int main(int argc, char **argv)
     }
     int status = 0, timed_out = 0, exited = 0;
     struct rusage usage = {0};
+    struct timeval orphans_user = {0}, orphans_sys = {0};
     while (!exited) {
         /* Reap whatever exited: the trial (with its figures) or an orphan it left. */
         pid_t reaped;
@@ -258,6 +263,9 @@ int main(int argc, char **argv)
                 status = any_status;
                 usage = any_usage;
                 exited = 1;
+            } else if (!exited) {
+                timeradd(&orphans_user, &any_usage.ru_utime, &orphans_user);
+                timeradd(&orphans_sys, &any_usage.ru_stime, &orphans_sys);
             }
         }
         if (exited || timed_out)
@@ -280,6 +288,8 @@ int main(int argc, char **argv)
     int strays = sweep();
     if (timed_out)
         strays = 0;  /* killed with the trial, not left by it */
+    timeradd(&usage.ru_utime, &orphans_user, &usage.ru_utime);
+    timeradd(&usage.ru_stime, &orphans_sys, &usage.ru_stime);
     dprintf(report, "%d %lld %lld %ld %ld %ld %d %d\n", status,
             (long long)usage.ru_utime.tv_sec * 1000000 + usage.ru_utime.tv_usec,
             (long long)usage.ru_stime.tv_sec * 1000000 + usage.ru_stime.tv_usec,
