@@ -280,6 +280,7 @@ def ab(
     if fail_on_regression is not None:  # a regression that is not called cannot fail
         threshold = min(threshold, fail_on_regression)
     sides = versions.parse("a", a, option + a_option), versions.parse("b", b, option + b_option)
+    cpu_counts.check(cpus or ())  # before the versions are built
     store = open_store(database(db))
     store.said = say
     store.hold_for_run()
@@ -307,7 +308,6 @@ def ab(
         except KeyboardInterrupt:
             say("interrupted while the versions were built: nothing was run; their builds were stopped")
             return session.INTERRUPTED
-        cpu_counts.check(selection.cpus)
         here = environment.fingerprint(found, selection.caps, machine, suite)
         run_id = store.begin_run(selection.to_json(), here)
         again = shlex.join(["concbench", *sys.argv[1:]])
