@@ -77,8 +77,9 @@ def _scaling(found: Scaling) -> list[str]:
     machine = f", {_inline(found.first.machine_text)}" if found.first.machine_text else ""
     grid = [_row(["mechanism", *headers]), _row([":---"] + ["---:"] * len(headers))]
     grid += [_row([_cell(row), *(_cell(" ".join(parts or "-")) for parts in cells)]) for row, cells in rows]
+    params = f": {_inline(found.params_text)}" if found.params_text else ""
     return [
-        f"### {_inline(found.first.title)} ({_inline(found.first.workload)}): {_inline(found.params_text)}{machine}, "
+        f"### {_inline(found.first.title)} ({_inline(found.first.workload)}){params}{machine}, "
         "speed-up against 1 CPU [95% CI] and efficiency",
         "\n".join(grid),
     ]

@@ -92,7 +92,8 @@ def render_scaling(found: Scaling) -> list[Text]:
     columns = [_aligned(header, [cells[i] for _, cells in rows]) for i, header in enumerate(headers)]
     width = max([len(label) for label in labels] + [12])
     machine = f"  {found.first.machine_text}" if found.first.machine_text else ""
-    heading = f"{found.first.title} ({found.first.workload}): {found.params_text}{machine}"
+    params = f": {found.params_text}" if found.params_text else ""
+    heading = f"{found.first.title} ({found.first.workload}){params}{machine}"
     return [
         Text(printable(heading) + ", speed-up against 1 CPU [95% CI] and efficiency", style="bold"),
         Text(" " * width + "".join(f"  {header}" for header, _ in columns), style="dim"),
