@@ -25,10 +25,12 @@ bench: setup
 # part, is two files, the runtimes split in two (tests/smoke.py), and the
 # two processes start with them: xdist gives out the files with the most
 # tests first. The tests' trials measure nothing, so the two processes run
-# theirs side by side (tests/conftest.py); builds take turns.
+# theirs side by side (tests/conftest.py); builds take turns. A test marked
+# alone needs both CPUs to itself (tests/test_two_cpus.py): it runs after.
 test: lint
 	@if command -v cargo >/dev/null; then cd runtimes/rust && cargo test --release --quiet --locked --target-dir build; fi
-	@$(VENV)/bin/pytest -q -rs --durations=15 -n 2 --dist loadfile
+	@$(VENV)/bin/pytest -q -rs --durations=15 -n 2 --dist loadfile -m "not alone"
+	@$(VENV)/bin/pytest -q -rs -m alone
 
 # Each language's standard checker: ruff for the harness (and for the Python
 # kit, with the harness's settings, where python3 is installed), hlint for the

@@ -6,11 +6,10 @@ import json
 import os
 import re
 
-import pytest
 from conftest import concbench
 from smoke import *  # noqa: F403 (the smoke run's tests, on this file's half)
 
-from concbench import cpus, runtimes, verify
+from concbench import runtimes
 
 SMOKE_HALF = "others"
 
@@ -83,29 +82,3 @@ def test_doctor_finds_each_seeds_library_or_says_how_to_install_it():
             assert line[2] == rt.probe_requirement(name).output  # the version recorded with its results
         else:
             assert line[2].startswith("optional, not installed") and line[2].endswith(rt.mechanism_hint(name))
-
-
-PARALLEL_MAP_ROWS = ("rust/rayon", "go/goroutine", "cpp/tbb", "ruby/process", "ruby/ractor", "python/process")
-
-
-@pytest.mark.skipif(len(cpus.usable()) < 2, reason="needs 2 CPUs")
-def test_at_two_cpus_the_parallel_rows_of_cpu_bound_work_run_on_both(tmp_path):
-    """The smoke run proves one CPU; here the rows that run CPU-bound work in
-    parallel, on two CPUs, show by their process's CPU time that they ran on
-    both at once: more CPU time than wall time, beyond the clocks' rounding.
-    How much more depends on what else the machine runs (the other smoke
-    half shares one of the CPUs), so no more is asked."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CONCBENCH_")}
-    rows = ",".join(PARALLEL_MAP_ROWS)
-    command = ("run", "--profile", "smoke", "-w", "map-cpu", "-m", rows, "--cpus", "2", "-p", "seconds=0.5")
-    done = concbench(*command, "--db", tmp_path / "m.db", env=env)
-    assert done.returncode == 0, done.stdout + done.stderr
-    shown = concbench("show", "--json", "--db", tmp_path / "m.db", env=env)
-    share, least = verify.PROCESS_CPU_SLACK
-    ran, cpus_at_once = {}, {}
-    for record in map(json.loads, shown.stdout.splitlines()):
-        row, process = f"{record['runtime']}/{record['mechanism']}", record["process"]
-        cpu_ns = process["user_ns"] + process["sys_ns"]
-        cpus_at_once[row] = round(cpu_ns / process["wall_ns"], 2)
-        ran[row] = (record["runtime_info"]["parallelism"], cpu_ns > process["wall_ns"] * (1 + share) + least)
-    assert ran == dict.fromkeys(PARALLEL_MAP_ROWS, (2, True)), cpus_at_once
