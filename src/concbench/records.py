@@ -52,13 +52,18 @@ class CellKey:
 
     @property
     def params_text(self) -> str:
-        return " ".join(f"{k}={v}" for k, v in (*self._cpus_param, *self.params))
+        return " ".join(f"{k}={v}" for k, v in self.shown_params)
 
     @property
     def id(self) -> str:
         return (
             f"{self.workload} {self.row} {' '.join(f'{k}={v}' for k, v in (*self._cpus_param, *sorted(self.params)))}"
         )
+
+    @property
+    def shown_params(self) -> tuple[tuple[str, int | float | str], ...]:
+        """Its parameters as its title shows them, its CPUs first (-p cpus=1 filters by them)."""
+        return (*self._cpus_param, *self.params)
 
     @property
     def _cpus_param(self) -> tuple[tuple[str, int], ...]:

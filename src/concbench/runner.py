@@ -120,13 +120,13 @@ def expectations(cell: Cell, settings: Settings, repeat: int = 1) -> Expectation
     return dataclasses.replace(expect, cpus=cell.cpus)
 
 
-def _request(cell: Cell, expect: Expectations, cpu_set: list[int]) -> dict:
+def _request(cell: Cell, expect: Expectations) -> dict:
     request = {
         "workload": cell.workload.id,
         "kind": cell.workload.kind,
         "mechanism": cell.mechanism,
         "params": cell.params,
-        "cpus": len(cpu_set),
+        "cpus": cell.cpus or len(cpus.usable()),
         "warmup": expect.warmup,
         "runs": expect.runs,
     }
@@ -143,10 +143,9 @@ def run_trial(
     load = served.seeded(expect.load) if expect.load else None
     beside = served.beside(load) if load else None
     try:
-        cpu_set = cpus.first(cell.cpus) if cell.cpus else cpus.usable()
+        confined = cpus.first(cell.cpus) if cell.cpus else None
         command = cell.runtime.trial_command(cell.options)
-        request = _request(cell, expect, cpu_set)
-        exit = trial.run(command, request, settings.timeout, caps, beside, cpu_set if cell.cpus else None)
+        exit = trial.run(command, _request(cell, expect), settings.timeout, caps, beside, confined)
     except (OSError, UserError) as e:
         return TrialRecord(
             cell.key,
@@ -181,7 +180,7 @@ def run_trial(
         samples=_samples(response, repeat, exit, load) if response else (),
         machine=machine.name,
         machine_id=machine.id,
-        cpu_set=cpus.listed(cpu_set) if cell.cpus else "",
+        cpu_set=cpus.listed(confined) if confined else "",
     )
 
 

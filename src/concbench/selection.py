@@ -42,11 +42,11 @@ class CellFilter:
             "mechanism", self.mechanisms, {k.mechanism for k in stored} | {f"{k.runtime}/{k.mechanism}" for k in stored}
         )
         check_names(
-            "parameter", [name for name, _ in self.params], {name for k in stored for name, _ in _shown_params(k)}
+            "parameter", [name for name, _ in self.params], {name for k in stored for name, _ in k.shown_params}
         )
 
     def __call__(self, key: CellKey) -> bool:
-        params = {name: str(value) for name, value in _shown_params(key)}
+        params = {name: str(value) for name, value in key.shown_params}
         return self.keeps_row(key.workload, key.runtime, key.mechanism) and all(
             params.get(name) in values for name, values in self.params
         )
@@ -59,11 +59,6 @@ class CellFilter:
             and (not self.runtimes or runtime in self.runtimes)
             and wanted_mechanism(self.mechanisms, runtime, mechanism)
         )
-
-
-def _shown_params(key: CellKey) -> tuple[tuple[str, int | float | str], ...]:
-    """A cell's parameters as its title shows them, its CPUs among them (-p cpus=1)."""
-    return ((("cpus", key.cpus),) if key.cpus else ()) + key.params
 
 
 @dataclass(frozen=True)

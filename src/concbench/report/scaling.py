@@ -20,10 +20,13 @@ from .aggregate import Table
 class Speedup:
     """A row at k CPUs against itself at 1."""
 
-    cpus: int
     cell: CellResult  # the row's cell at k
     factor: Summary  # the speed-up of each pair of trials: their median and its interval
     efficiency: Summary  # factor / k, pair by pair
+
+    @property
+    def cpus(self) -> int:
+        return self.cell.key.cpus
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ def speedup(at_k: CellResult, at_one: CellResult, rate: bool) -> Speedup | None:
     if not found:
         return None
     cpus = at_k.key.cpus
-    return Speedup(cpus, at_k, summarize(found), summarize(f / cpus for f in found))
+    return Speedup(at_k, summarize(found), summarize(f / cpus for f in found))
 
 
 def scalings(tables: list[Table]) -> list[Scaling]:
