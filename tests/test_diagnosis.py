@@ -119,6 +119,12 @@ def test_concurrency_is_judged_within_each_runtime_against_its_own_plain_call():
     )
 
 
+def test_a_runtime_with_only_its_plain_call_is_not_judged():
+    lines = diagnose(map_cpu={"none": [7, 8, 8], "thread": [7, 8, 8], "go/none": [150, 151, 152]})
+    assert len(lines) == 3 and "go/none" not in "".join(lines)
+    assert lines[1].endswith("the others reach ruby/thread x1.00 of its speed. Concurrency does not pay.")
+
+
 def test_the_census_counts_the_rows_with_an_interval_and_those_within_five_percent():
     """map-io's baseline is none: thread's ratios agree within 2%, ractor's do
     not; stm has too few trials for any interval."""

@@ -47,7 +47,8 @@ class Finding:
 
 def findings(tables: list[Table]) -> list[Finding]:
     """A finding for every rate table of a kind of work, per runtime (with its
-    options) that has figures for the baseline's mechanism."""
+    options) that has figures for the baseline's mechanism and another row
+    to judge against it."""
     found = []
     for table in tables:
         if not (table.work and table.rate_format and table.baseline):
@@ -58,7 +59,7 @@ def findings(tables: list[Table]) -> list[Finding]:
                 kits.setdefault((row.key.runtime, row.key.options), []).append(row)
         for rows in kits.values():
             base = next((r for r in rows if r.key.mechanism == table.baseline.key.mechanism), None)
-            if base:
+            if base and len(rows) > 1:
                 ranked = tuple(sorted(rows, key=lambda r: r.rate.median, reverse=True))
                 found.append(Finding(table, base, ranked, _winners(ranked, base)))
     return found
