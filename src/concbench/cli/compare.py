@@ -62,6 +62,8 @@ def compare(before, after, threshold, fail_on_regression, across_machines, db, s
         console.print(line)
     console.print()
     console.print(terminal.change_summary(found))
+    if apart := comparison.cpu_counts_apart(trials):
+        console.print(apart, style="yellow")
     return regressions(found, fail_on_regression)
 
 

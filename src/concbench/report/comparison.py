@@ -132,6 +132,19 @@ def adjusted(found: list[Change]) -> list[Change]:
     return [replace(c, q=qs[id(c)]) if id(c) in qs else c for c in found]
 
 
+def cpu_counts_apart(trials: tuple[list[TrialRecord], list[TrialRecord]]) -> str:
+    """Why cells of two runs may not meet, if their CPU counts differ (a cell
+    at one count is another cell at another); '' where they are the same."""
+    counts = [sorted({t.cell.cpus for t in side}) for side in trials]
+    if counts[0] == counts[1]:
+        return ""
+    before, after = (", ".join(str(k) if k else "unconfined" for k in side) or "none" for side in counts)
+    return (
+        f"the runs ran at other CPU counts (before: {before}; after: {after}): "
+        "a cell meets only its own count in the other run (concbench run --cpus)"
+    )
+
+
 def refuse_other_machines(runs: tuple[RunInfo, RunInfo], trials: tuple[list[TrialRecord], list[TrialRecord]]) -> None:
     """Another machine is not a code change: two runs are compared only
     where one machine ran every trial of both (workers may
