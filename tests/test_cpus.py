@@ -159,14 +159,14 @@ def test_the_cpu_time_of_an_orphan_that_exited_while_the_trial_ran_is_the_trials
     assert found["process"]["user_ns"] + found["process"]["sys_ns"] >= 250_000_000
 
 
-def test_compare_says_when_two_runs_ran_at_other_cpu_counts(fake_env):
+def test_compare_says_when_two_runs_ran_at_different_cpu_counts(fake_env):
     for counts in (("--cpus", "1"), (), ("--cpus", "1")):
         done = concbench("run", "-w", "triangle", "-m", "honest", *counts, "--trials", "1", env=fake_env)
         assert done.returncode == 0, done.stdout + done.stderr
     apart = concbench("compare", "1", "2", env=fake_env)
     assert apart.returncode == 0, apart.stderr
     assert apart.stdout.splitlines()[-1] == (
-        "the runs ran at other CPU counts (before: 1; after: unconfined): "
+        "the runs ran at different CPU counts (before: 1; after: unconfined): "
         "a cell meets only its own count in the other run (concbench run --cpus)"
     )
     assert "CPU counts" not in concbench("compare", "1", "3", env=fake_env).stdout

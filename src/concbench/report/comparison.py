@@ -140,7 +140,7 @@ def cpu_counts_apart(trials: tuple[list[TrialRecord], list[TrialRecord]]) -> str
         return ""
     before, after = (", ".join(str(k) if k else "unconfined" for k in side) or "none" for side in counts)
     return (
-        f"the runs ran at other CPU counts (before: {before}; after: {after}): "
+        f"the runs ran at different CPU counts (before: {before}; after: {after}): "
         "a cell meets only its own count in the other run (concbench run --cpus)"
     )
 
