@@ -195,7 +195,8 @@ def test_a_trials_html_is_only_ever_in_fenced_blocks_in_markdown(fake_env, tmp_p
 def hostile(tmp_path_factory) -> dict:
     """A run of a suite whose spec and manifest hold HTML (and markup, and a
     terminal code): triangle's title and a parameter, ticks' kind of work (for
-    the diagnosis), a note on honest and the reason inexpressible is n/a."""
+    the diagnosis, which judges paced against honest), a note on honest and
+    the reason inexpressible is n/a."""
     tmp = tmp_path_factory.mktemp("hostile")
     suite = tmp / "fixtures"
     shutil.copytree(FIXTURES, suite)
@@ -216,9 +217,8 @@ def hostile(tmp_path_factory) -> dict:
         + f'\n[mechanisms.honest.notes]\ntriangle = "{SCRIPT}"\n'
     )
     env = suite_env(suite, tmp)
-    done = concbench(
-        "run", "-w", "triangle,ticks", "-m", "honest,inexpressible", "--profile", "smoke", "--trials", "1", env=env
-    )
+    selection = ("-w", "triangle,ticks", "-m", "honest,paced,inexpressible")
+    done = concbench("run", *selection, "--profile", "smoke", "--trials", "1", env=env)
     assert_ran(done, 0)
     return {"env": env, "done": done}
 
