@@ -159,7 +159,7 @@ class TrialCgroup:
     """The cgroups of one trial, with its caps set; removed by close()."""
 
     def __init__(self, limits: Limits, name: str, cpus: str | None = None):
-        """cpus: the CPUs to confine it to, as the kernel lists them ('0-1'); None: all."""
+        """cpus: the CPUs to confine it to, as cpuset.cpus takes them ('0,1'); None: all."""
         self.caps = {"memory": limits.memory_bytes, "pids": limits.tasks, "cpuset": cpus}
         self.controllers = [
             c for kind, c in controllers().items() if self.caps[kind] is not None and not isinstance(c, str)

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
+from .cpus import counted
 from .display import printable
 from .formatting import duration_text
 from .plan import Cell, Plan
@@ -43,7 +44,7 @@ def extent_text(plan: Plan, profile: str) -> str:
 def _cpu_counts(plan: Plan) -> str:
     """' at 1, 2 CPUs' where the cells are confined; '' where they are not."""
     counts = sorted({c.cpus for c in plan.cells if c.cpus})
-    return f" at {', '.join(map(str, counts))} CPU{'s' * (counts[-1] > 1)}" if counts else ""
+    return f" at {', '.join([*map(str, counts[:-1]), counted(counts[-1])])}" if counts else ""
 
 
 def _runtime_warmups(plan: Plan) -> str:
